@@ -1,0 +1,60 @@
+import js from '@eslint/js';
+import svelte from 'eslint-plugin-svelte';
+import { defineConfig } from 'eslint/config';
+import globals from 'globals';
+import ts from 'typescript-eslint';
+
+export default defineConfig(
+  {
+    // The UI and the root JS configs are linted here; Rust, build output and dependencies are not.
+    ignores: ['**/node_modules/', '**/dist/', 'target/', 'src-tauri/', 'tests/', 'scripts/'],
+  },
+  js.configs.recommended,
+  ts.configs.recommended,
+  svelte.configs.recommended,
+  {
+    languageOptions: {
+      globals: { ...globals.browser },
+    },
+  },
+  {
+    files: ['eslint.config.js', 'ui/vite.config.ts'],
+    languageOptions: {
+      globals: { ...globals.node },
+    },
+  },
+  {
+    files: ['**/*.svelte', '**/*.svelte.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: true,
+        extraFileExtensions: ['.svelte'],
+        parser: ts.parser,
+      },
+    },
+  },
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      'svelte/no-at-html-tags': 'error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@tauri-apps/*'],
+              message: 'Only ui/src/ipc.ts may talk to Tauri: import from ipc.ts instead.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['ui/src/ipc.ts', 'ui/src/ipc.test.ts'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+);

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Builds and opens the Arbor desktop app (installs what it needs first, idempotently).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+bash scripts/setup.sh app
+npm run --silent ui:build
+exec cargo run --quiet --bin arbor-desktop -- "$@"

@@ -1,0 +1,5 @@
+//! Helpers shared by the end-to-end suites: a display, the WebDriver proxy, screenshots.
+
+pub mod desktop;
+pub mod image;
+pub mod process;
