@@ -186,6 +186,10 @@ fn classify_error_fields(fields: &ProviderErrorBody) -> LlmError {
     if is_context_overflow(fields) {
         return LlmError::ContextOverflow { message };
     }
+    // Gemini reports a bad key as 400 INVALID_ARGUMENT; the text is what tells.
+    if mentions_bad_key(&message) {
+        return LlmError::Authentication { message };
+    }
     match kind {
         "authentication_error"
         | "permission_error"
@@ -220,6 +224,18 @@ fn classify_error_fields(fields: &ProviderErrorBody) -> LlmError {
         },
         _ => LlmError::Provider { message },
     }
+}
+
+fn mentions_bad_key(message: &str) -> bool {
+    let lower = message.to_ascii_lowercase();
+    [
+        "api key not valid",
+        "invalid api key",
+        "incorrect api key",
+        "api_key_invalid",
+    ]
+    .iter()
+    .any(|phrase| lower.contains(phrase))
 }
 
 fn is_quota_exhausted(kind: &str, code: &str) -> bool {
@@ -305,6 +321,15 @@ mod tests {
                 status: Some(404),
                 ..
             }
+        ));
+    }
+
+    #[test]
+    fn gemini_bad_key_is_authentication() {
+        let body = r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}"#;
+        assert!(matches!(
+            classify_http_error(400, None, body),
+            LlmError::Authentication { .. }
         ));
     }
 

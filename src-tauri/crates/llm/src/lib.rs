@@ -10,28 +10,39 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`types`] | messages, content blocks, tools, context, usage and cost, stop reasons, [`Api`] |
+//! | [`model`] | [`Model`] (endpoint, capabilities, prices, OpenAI-compatible quirks), [`ThinkingLevel`] |
 //! | [`events`] | [`AssistantEvent`] and the fold that rebuilds a partial message from events |
 //! | [`error`] | [`LlmError`], the classified failure whose message says what to do |
 //! | [`classify`] | HTTP status + body → [`LlmError`] for every provider; `Retry-After`; context-overflow phrases |
 //! | [`sse`] | incremental WHATWG SSE decoder (LF/CR/CRLF, chunk-split safe, flush at EOF) |
 //! | [`partial_json`] | parser for truncated JSON, used to re-parse tool arguments on every delta |
 //! | [`protocols`] | one stream parser per wire protocol, and [`StreamDecoder`] (bytes → events) |
+//! | [`client`] | [`LlmClient`]: HTTP streaming on reqwest, retries with backoff honouring `Retry-After`, abort by `CancellationToken` |
+//! | [`request`] | one request builder per wire protocol (URL, headers, body), and the cross-provider history rewrite |
 //!
 //! `builder` (private) holds the partial message the parsers build through events.
 
+pub mod catalog;
 pub mod classify;
+pub mod client;
 pub mod error;
 pub mod events;
+pub mod model;
 pub mod partial_json;
 pub mod protocols;
+pub mod request;
 pub mod sse;
 pub mod types;
 
 mod builder;
 
+pub use client::{AssistantStream, LlmClient, RetryNotice, RetryPolicy};
 pub use error::LlmError;
 pub use events::AssistantEvent;
+pub use model::{Model, ThinkingLevel};
 pub use protocols::{decode_body, StreamDecoder};
+pub use request::{build_request, HttpRequest, RequestOptions};
+pub use tokio_util::sync::CancellationToken;
 pub use types::{
     Api, AssistantContent, AssistantMessage, Context, Cost, ImageContent, JsonObject, Message,
     Pricing, StopReason, TextContent, ThinkingContent, Tool, ToolCall, ToolResultMessage, Usage,

@@ -457,4 +457,56 @@ mod tests {
         );
         assert_eq!(parse_json_path("recipe"), None);
     }
+
+    fn run(body: &str) -> Vec<AssistantEvent> {
+        crate::protocols::decode_body(Api::GoogleGenerativeAi, "google", "gemini", body.as_bytes())
+    }
+
+    #[test]
+    fn streamed_arguments_grow_on_every_delta() {
+        let events = run(concat!(
+            "data: {\"responseId\":\"r1\",\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":\"write\",\"willContinue\":true},\"thoughtSignature\":\"s\"}]}}]}\r\n\r\n",
+            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.content\",\"stringValue\":\"Hel\",\"willContinue\":true}],\"willContinue\":true}}]}}]}\r\n\r\n",
+            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"partialArgs\":[{\"jsonPath\":\"$.content\",\"stringValue\":\"lo\"},{\"jsonPath\":\"$.n\",\"numberValue\":2}],\"willContinue\":true}}]}}]}\r\n\r\n",
+            "data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{}}]},\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":3,\"candidatesTokenCount\":4}}\r\n\r\n",
+        ));
+        let partials: Vec<Value> = events
+            .iter()
+            .filter_map(|e| match e {
+                AssistantEvent::ToolCallDelta { arguments, .. } => {
+                    Some(Value::Object(arguments.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        assert!(partials.contains(&json!({"content": "Hel"})));
+        assert!(partials.contains(&json!({"content": "Hello", "n": 2})));
+        let Some(AssistantEvent::Done { message }) = events.last() else {
+            panic!("{events:?}");
+        };
+        let call = message.tool_calls().next().unwrap();
+        assert_eq!(call.id, "call_r1_1");
+        assert_eq!(call.thought_signature.as_deref(), Some("s"));
+        assert_eq!(message.stop_reason, StopReason::ToolUse);
+        assert_eq!((message.usage.input, message.usage.output), (3, 4));
+    }
+
+    #[test]
+    fn prompt_block_is_a_refusal_and_missing_finish_is_truncation() {
+        let events = run("data: {\"promptFeedback\":{\"blockReason\":\"SAFETY\"}}\n\n");
+        assert!(matches!(
+            events.last(),
+            Some(AssistantEvent::Error {
+                error: LlmError::Refused { .. },
+                ..
+            })
+        ));
+        let events =
+            run("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hi\"}]}}]}\n\n");
+        let Some(AssistantEvent::Error { message, error }) = events.last() else {
+            panic!("{events:?}");
+        };
+        assert_eq!(message.text(), "Hi");
+        assert!(matches!(error, LlmError::Network { .. }));
+    }
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::error::LlmError;
 use crate::events::AssistantEvent;
 use crate::sse::{SseDecoder, SseEvent};
-use crate::types::Api;
+use crate::types::{Api, Pricing};
 
 /// A protocol's stream parser. Events accumulate inside until taken.
 pub trait ProtocolParser: Send {
@@ -46,6 +46,7 @@ pub struct StreamDecoder {
     sse: SseDecoder,
     parser: Box<dyn ProtocolParser>,
     sse_events: Vec<SseEvent>,
+    pricing: Option<Pricing>,
 }
 
 impl StreamDecoder {
@@ -54,7 +55,28 @@ impl StreamDecoder {
             sse: SseDecoder::new(),
             parser: new_parser(api, provider, model),
             sse_events: Vec::new(),
+            pricing: None,
         }
+    }
+
+    /// Prices the usage of the final message with these rates.
+    pub fn with_pricing(mut self, pricing: Pricing) -> Self {
+        self.pricing = Some(pricing);
+        self
+    }
+
+    fn take_events(&mut self) -> Vec<AssistantEvent> {
+        let mut events = self.parser.take_events();
+        if let Some(pricing) = &self.pricing {
+            for event in &mut events {
+                if let AssistantEvent::Done { message } | AssistantEvent::Error { message, .. } =
+                    event
+                {
+                    message.usage.apply_pricing(pricing);
+                }
+            }
+        }
+        events
     }
 
     /// Feeds a chunk of the response body.
@@ -66,7 +88,7 @@ impl StreamDecoder {
             }
             self.parser.handle(&event);
         }
-        self.parser.take_events()
+        self.take_events()
     }
 
     /// The body ended.
@@ -77,13 +99,13 @@ impl StreamDecoder {
             }
         }
         self.parser.finish();
-        self.parser.take_events()
+        self.take_events()
     }
 
     /// Ends the stream with an error (abort, connection failure), keeping what was received.
     pub fn fail(&mut self, error: LlmError) -> Vec<AssistantEvent> {
         self.parser.fail(error);
-        self.parser.take_events()
+        self.take_events()
     }
 
     pub fn is_finished(&self) -> bool {

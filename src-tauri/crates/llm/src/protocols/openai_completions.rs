@@ -35,6 +35,8 @@ pub struct CompletionsParser {
     thinking_block: Option<usize>,
     /// Tool calls by their `index` in the delta.
     tool_calls: HashMap<u64, OpenToolCall>,
+    /// Calls displaced by a new call at the same index, closed at the end with the others.
+    finished_calls: Vec<OpenToolCall>,
     finish_reason: Option<String>,
 }
 
@@ -45,6 +47,7 @@ impl CompletionsParser {
             text_block: None,
             thinking_block: None,
             tool_calls: HashMap::new(),
+            finished_calls: Vec::new(),
             finish_reason: None,
         }
     }
@@ -134,6 +137,24 @@ impl CompletionsParser {
         let key = call.get("index").and_then(Value::as_u64).unwrap_or(0);
         let function = &call["function"];
         let fragment = str_field(function, "arguments").unwrap_or_default();
+        // Servers that omit `index` (or repeat it) mark a new call only by a new id.
+        let new_id = str_field(call, "id").filter(|id| !id.is_empty());
+        if let (Some(open), Some(id)) = (self.tool_calls.get(&key), new_id) {
+            let open_id = self
+                .builder
+                .message
+                .content
+                .get(open.content_index)
+                .and_then(|block| match block {
+                    crate::types::AssistantContent::ToolCall(call) => Some(call.id.as_str()),
+                    _ => None,
+                });
+            if open_id.is_some_and(|open_id| !open_id.is_empty() && open_id != id) {
+                if let Some(previous) = self.tool_calls.remove(&key) {
+                    self.finished_calls.push(previous);
+                }
+            }
+        }
         if !self.tool_calls.contains_key(&key) {
             for index in [self.text_block.take(), self.thinking_block.take()]
                 .into_iter()
@@ -178,6 +199,7 @@ impl CompletionsParser {
 
     fn complete(&mut self) {
         let mut calls: Vec<OpenToolCall> = self.tool_calls.drain().map(|(_, c)| c).collect();
+        calls.append(&mut self.finished_calls);
         calls.sort_by_key(|call| call.content_index);
         for call in calls {
             if let Some(state) = self.builder.tool_call_mut(call.content_index) {
@@ -291,6 +313,21 @@ mod tests {
             ("g", Some(2))
         );
         assert_eq!(message.stop_reason, StopReason::ToolUse);
+    }
+
+    #[test]
+    fn calls_without_index_are_told_apart_by_id() {
+        let (message, _) = last_message(concat!(
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"a\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"b\",\"function\":{\"name\":\"g\",\"arguments\":\"{\\\"x\\\":1}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
+            "data: [DONE]\n\n",
+        ));
+        let calls: Vec<_> = message
+            .tool_calls()
+            .map(|c| (c.id.as_str(), c.name.as_str()))
+            .collect();
+        assert_eq!(calls, [("a", "f"), ("b", "g")]);
+        assert_eq!(message.tool_calls().nth(1).unwrap().arguments["x"], 1);
     }
 
     #[test]

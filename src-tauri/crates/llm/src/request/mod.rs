@@ -56,7 +56,9 @@ pub fn build_request(model: &Model, context: &Context, options: &RequestOptions)
         Api::GoogleGenerativeAi => google::build(model, &context, options),
     };
     for (name, value) in &options.headers {
-        request.headers.retain(|(key, _)| !key.eq_ignore_ascii_case(name));
+        request
+            .headers
+            .retain(|(key, _)| !key.eq_ignore_ascii_case(name));
         request.headers.push((name.clone(), value.clone()));
     }
     request
@@ -69,10 +71,7 @@ pub(crate) fn join_url(base: &str, path: &str) -> String {
 
 /// The output token limit to request.
 pub(crate) fn max_tokens(model: &Model, options: &RequestOptions) -> u32 {
-    options
-        .max_tokens
-        .unwrap_or(model.max_output_tokens)
-        .max(1)
+    options.max_tokens.unwrap_or(model.max_output_tokens).max(1)
 }
 
 /// The text parts of user content, and its images.
@@ -137,12 +136,15 @@ pub(crate) mod fixtures {
     /// A user prompt with an image; an assistant turn (thinking, text, two tool calls) produced
     /// by `producer`; both tool results (one an error, one with an image); a follow-up prompt.
     pub fn conversation(producer: &Model) -> Context {
-        let call = |id: &str, path: &str| ToolCall {
+        let call = |id: &str, item: &str, path: &str| ToolCall {
             id: id.into(),
             name: "read".into(),
-            arguments: json!({ "path": path }).as_object().cloned().unwrap_or_default(),
-            thought_signature: Some("sig-call".into()),
-            item_id: Some(format!("fc_{id}")),
+            arguments: json!({ "path": path })
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+            thought_signature: Some(format!("sig-{item}")),
+            item_id: Some(item.into()),
         };
         let assistant = AssistantMessage {
             content: vec![
@@ -160,8 +162,8 @@ pub(crate) mod fixtures {
                     signature: Some("msg_1".into()),
                     phase: None,
                 }),
-                AssistantContent::ToolCall(call("call|1/a", "a.txt")),
-                AssistantContent::ToolCall(call("call_2", "b.png")),
+                AssistantContent::ToolCall(call("call|1/a", "fc_1", "a.txt")),
+                AssistantContent::ToolCall(call("call_2", "fc_2", "b.png")),
             ],
             api: producer.api,
             provider: producer.provider.clone(),

@@ -5,18 +5,19 @@
 //! becomes plain text. Tool-call ids are rewritten to what the target accepts, consistently in
 //! the calls and their results. Failed or aborted assistant turns are left out, results without
 //! a call are dropped, and calls without a result get an error result, because every provider
-//! rejects unpaired tool calls.
+//! rejects unpaired tool calls. Images sent to a model without vision become a short note.
 
 use std::collections::{HashMap, HashSet};
 
 use crate::model::Model;
 use crate::types::{
     Api, AssistantContent, AssistantMessage, Context, Message, StopReason, TextContent,
-    ToolResultMessage, UserContent,
+    ToolResultMessage, UserContent, UserMessage,
 };
 
 /// The text given to a tool call whose result never came.
-pub const MISSING_RESULT_TEXT: &str = "No result: the tool call was interrupted before it finished.";
+pub const MISSING_RESULT_TEXT: &str =
+    "No result: the tool call was interrupted before it finished.";
 
 pub fn for_target(context: &Context, model: &Model) -> Context {
     let mut ids = IdMap::new(model);
@@ -48,12 +49,15 @@ pub fn for_target(context: &Context, model: &Model) -> Context {
                 pending.remove(position);
                 messages.push(Message::ToolResult(ToolResultMessage {
                     tool_call_id: id,
+                    content: content_for(&result.content, model),
                     ..result.clone()
                 }));
             }
             Message::User(user) => {
                 flush_missing_results(&mut pending, &mut messages);
-                messages.push(Message::User(user.clone()));
+                messages.push(Message::User(UserMessage {
+                    content: content_for(&user.content, model),
+                }));
             }
         }
     }
@@ -63,6 +67,22 @@ pub fn for_target(context: &Context, model: &Model) -> Context {
         messages,
         tools: context.tools.clone(),
     }
+}
+
+/// The text that replaces an image for a model that cannot see.
+pub const IMAGE_OMITTED_TEXT: &str = "(image omitted: this model does not accept images)";
+
+fn content_for(content: &[UserContent], model: &Model) -> Vec<UserContent> {
+    if model.images {
+        return content.to_vec();
+    }
+    content
+        .iter()
+        .map(|part| match part {
+            UserContent::Image(_) => UserContent::Text(TextContent::new(IMAGE_OMITTED_TEXT)),
+            text => text.clone(),
+        })
+        .collect()
 }
 
 fn flush_missing_results(pending: &mut Vec<(String, String)>, messages: &mut Vec<Message>) {
@@ -81,7 +101,11 @@ fn is_same_model(message: &AssistantMessage, model: &Model) -> bool {
     message.api == model.api && message.provider == model.provider && message.model == model.id
 }
 
-fn convert_assistant(message: &AssistantMessage, model: &Model, ids: &mut IdMap) -> AssistantMessage {
+fn convert_assistant(
+    message: &AssistantMessage,
+    model: &Model,
+    ids: &mut IdMap,
+) -> AssistantMessage {
     let same_model = is_same_model(message, model);
     let mut content = Vec::with_capacity(message.content.len());
     for block in &message.content {
@@ -170,7 +194,13 @@ impl IdMap {
             IdRule::Safe(max) => {
                 let safe: String = original
                     .chars()
-                    .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
                     .take(max)
                     .collect();
                 if safe.is_empty() {
@@ -231,7 +261,9 @@ mod tests {
         let Message::Assistant(assistant) = &context.messages[1] else {
             panic!("assistant expected");
         };
-        assert!(matches!(&assistant.content[0], AssistantContent::Thinking(t) if t.signature.is_some()));
+        assert!(
+            matches!(&assistant.content[0], AssistantContent::Thinking(t) if t.signature.is_some())
+        );
         let ids: Vec<&str> = assistant.tool_calls().map(|c| c.id.as_str()).collect();
         assert_eq!(ids, ["call_1_a", "call_2"]);
         let Message::ToolResult(result) = &context.messages[2] else {
@@ -243,26 +275,65 @@ mod tests {
     #[test]
     fn other_model_gets_thinking_as_text_and_no_signatures() {
         let anthropic = model(Api::AnthropicMessages, "anthropic", "claude", "https://a");
-        let gemini = model(Api::GoogleGenerativeAi, "google", "gemini-2.5-pro", "https://g");
+        let gemini = model(
+            Api::GoogleGenerativeAi,
+            "google",
+            "gemini-2.5-pro",
+            "https://g",
+        );
         let context = for_target(&conversation(&anthropic), &gemini);
         let Message::Assistant(assistant) = &context.messages[1] else {
             panic!("assistant expected");
         };
-        assert!(matches!(&assistant.content[0], AssistantContent::Text(t) if t.text == "The user wants two files."));
-        assert!(assistant.tool_calls().all(|c| c.thought_signature.is_none() && c.item_id.is_none()));
+        assert!(
+            matches!(&assistant.content[0], AssistantContent::Text(t) if t.text == "The user wants two files.")
+        );
+        assert!(assistant
+            .tool_calls()
+            .all(|c| c.thought_signature.is_none() && c.item_id.is_none()));
+    }
+
+    #[test]
+    fn images_become_text_for_models_without_vision() {
+        let anthropic = model(Api::AnthropicMessages, "anthropic", "claude", "https://a");
+        let mut blind = model(
+            Api::OpenAiCompletions,
+            "ollama",
+            "llama3",
+            "http://localhost",
+        );
+        blind.images = false;
+        let context = for_target(&conversation(&anthropic), &blind);
+        let has_image = context.messages.iter().any(|m| match m {
+            Message::User(u) => u.content.iter().any(|c| matches!(c, UserContent::Image(_))),
+            Message::ToolResult(r) => r.content.iter().any(|c| matches!(c, UserContent::Image(_))),
+            Message::Assistant(_) => false,
+        });
+        assert!(!has_image);
+        let Message::User(first) = &context.messages[0] else {
+            panic!("user expected");
+        };
+        assert!(matches!(&first.content[1], UserContent::Text(t) if t.text == IMAGE_OMITTED_TEXT));
     }
 
     #[test]
     fn nine_character_ids_for_mistral() {
         let anthropic = model(Api::AnthropicMessages, "anthropic", "claude", "https://a");
-        let mut mistral = model(Api::OpenAiCompletions, "mistral", "mistral-large", "https://m");
+        let mut mistral = model(
+            Api::OpenAiCompletions,
+            "mistral",
+            "mistral-large",
+            "https://m",
+        );
         mistral.compat.nine_char_tool_ids = true;
         let context = for_target(&conversation(&anthropic), &mistral);
         let Message::Assistant(assistant) = &context.messages[1] else {
             panic!("assistant expected");
         };
         let ids: Vec<String> = assistant.tool_calls().map(|c| c.id.clone()).collect();
-        assert!(ids.iter().all(|id| id.len() == 9 && id.chars().all(|c| c.is_ascii_alphanumeric())));
+        assert!(ids
+            .iter()
+            .all(|id| id.len() == 9 && id.chars().all(|c| c.is_ascii_alphanumeric())));
         assert_ne!(ids[0], ids[1]);
         let results: Vec<String> = context
             .messages
@@ -283,7 +354,9 @@ mod tests {
         context.messages.remove(3);
         let mut aborted = AssistantMessage::empty(Api::AnthropicMessages, "anthropic", "claude");
         aborted.stop_reason = StopReason::Aborted;
-        aborted.content.push(AssistantContent::Text(TextContent::new("half")));
+        aborted
+            .content
+            .push(AssistantContent::Text(TextContent::new("half")));
         context.messages.push(Message::Assistant(aborted));
         let out = for_target(&context, &anthropic);
         let Message::ToolResult(filled) = &out.messages[3] else {

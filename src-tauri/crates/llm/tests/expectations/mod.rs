@@ -3,8 +3,11 @@
 
 use arbor_llm::classify::{classify_http_error, ProviderErrorBody};
 use arbor_llm::partial_json::parse_arguments;
-use arbor_llm::{Api, AssistantContent, AssistantMessage, LlmError, StopReason, Usage};
+use arbor_llm::{Api, AssistantContent, AssistantMessage, LlmError, StopReason};
 use serde_json::{json, Value};
+
+mod usage;
+use usage::{anthropic_usage, chat_usage, gemini_usage, n, responses_usage};
 
 /// What a stream ended with.
 pub struct Outcome {
@@ -45,10 +48,6 @@ impl Diff {
 
 fn text_or_empty(value: &Value) -> String {
     value.as_str().unwrap_or_default().to_string()
-}
-
-fn n(value: &Value, pointer: &str) -> u64 {
-    value.pointer(pointer).and_then(Value::as_u64).unwrap_or(0)
 }
 
 fn thinking_text(message: &AssistantMessage) -> String {
@@ -100,57 +99,6 @@ fn expected_stop(
         // No stop reason: the stream failed (an error event, or it was cut short).
         (_, None) => (Error, None),
         (api, Some(other)) => panic!("no stop-reason mapping for {api} `{other}`"),
-    }
-}
-
-fn anthropic_usage(usage: &Value) -> Usage {
-    Usage {
-        input: n(usage, "/input_tokens"),
-        output: n(usage, "/output_tokens"),
-        cache_read: n(usage, "/cache_read_input_tokens"),
-        cache_write: n(usage, "/cache_creation_input_tokens"),
-        ..Usage::default()
-    }
-}
-
-/// Chat: cached prompt tokens are counted apart; reasoning left out of `completion_tokens`
-/// (xAI) but present in `total_tokens` is output.
-fn chat_usage(usage: &Value) -> Usage {
-    let prompt = n(usage, "/prompt_tokens");
-    let cached = usage
-        .pointer("/prompt_tokens_details/cached_tokens")
-        .or(usage.get("prompt_cache_hit_tokens"))
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
-    Usage {
-        input: prompt - cached,
-        output: n(usage, "/completion_tokens")
-            .max(n(usage, "/total_tokens").saturating_sub(prompt)),
-        cache_read: cached,
-        ..Usage::default()
-    }
-}
-
-fn responses_usage(usage: &Value) -> Usage {
-    let cached = n(usage, "/input_tokens_details/cached_tokens");
-    let written = n(usage, "/input_tokens_details/cache_write_tokens");
-    Usage {
-        input: n(usage, "/input_tokens") - cached - written,
-        output: n(usage, "/output_tokens"),
-        cache_read: cached,
-        cache_write: written,
-        ..Usage::default()
-    }
-}
-
-/// Gemini: thinking tokens are billed as output; cached content is counted apart.
-fn gemini_usage(usage: &Value) -> Usage {
-    let cached = n(usage, "/cachedContentTokenCount");
-    Usage {
-        input: n(usage, "/promptTokenCount") - cached,
-        output: n(usage, "/candidatesTokenCount") + n(usage, "/thoughtsTokenCount"),
-        cache_read: cached,
-        ..Usage::default()
     }
 }
 

@@ -1,0 +1,361 @@
+//! The HTTP streaming client: sends a built request, retries transient failures, decodes the
+//! body as it arrives, and honours a cancellation token.
+//!
+//! Retries happen only before the response body starts (after that, what was received has
+//! already been reported). The wait is the server's (`Retry-After`, `retry-after-ms`, Gemini
+//! `RetryInfo`) when it gives one, else exponential backoff; a server wait longer than
+//! [`RetryPolicy::max_server_delay`] fails at once with a message that says so. Cancelling ends
+//! the stream promptly with what was received and stop reason `aborted`, and drops the request.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::classify::{classify_http_error, classify_stream_error};
+use crate::error::LlmError;
+use crate::events::AssistantEvent;
+use crate::model::Model;
+use crate::protocols::StreamDecoder;
+use crate::request::{build_request, HttpRequest, RequestOptions};
+use crate::types::{AssistantMessage, Context};
+
+/// When and how often to retry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt.
+    pub max_retries: u32,
+    /// First backoff; doubled for each further retry.
+    pub initial_delay: Duration,
+    /// Cap on the computed backoff.
+    pub max_delay: Duration,
+    /// The longest server-requested wait honoured; longer ones fail at once.
+    pub max_server_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            max_retries: 3,
+            initial_delay: Duration::from_secs(1),
+            max_delay: Duration::from_secs(30),
+            max_server_delay: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Told to the retry observer before each wait.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryNotice {
+    /// 1 for the first retry.
+    pub attempt: u32,
+    pub delay: Duration,
+    pub error: LlmError,
+}
+
+type RetryObserver = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
+
+/// Streams completions over HTTP. Cheap to clone; share one per process.
+#[derive(Clone)]
+pub struct LlmClient {
+    http: reqwest::Client,
+    retry: RetryPolicy,
+    on_retry: Option<RetryObserver>,
+}
+
+impl LlmClient {
+    pub fn new() -> Result<Self, LlmError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|error| LlmError::Network {
+                message: format!("could not set up the HTTP client: {error}"),
+            })?;
+        Ok(Self {
+            http,
+            retry: RetryPolicy::default(),
+            on_retry: None,
+        })
+    }
+
+    pub fn with_retry_policy(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// Called before each retry wait (front ends show "retrying in …").
+    pub fn on_retry(mut self, observer: impl Fn(&RetryNotice) + Send + Sync + 'static) -> Self {
+        self.on_retry = Some(Arc::new(observer));
+        self
+    }
+
+    /// Starts streaming on a new task; events arrive on the returned stream, the last one being
+    /// `done` or `error`. Must be called inside a Tokio runtime.
+    pub fn stream(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: &RequestOptions,
+        cancel: CancellationToken,
+    ) -> AssistantStream {
+        // Unbounded: events are small, and a slow reader must not stall or abort the stream.
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let client = self.clone();
+        let model = model.clone();
+        let request = build_request(&model, context, options);
+        tokio::spawn(async move {
+            client
+                .run(&model, &request, &cancel, &mut |event| {
+                    // A dropped receiver means nobody listens any more: stop reading.
+                    if sender.send(event).is_err() {
+                        cancel.cancel();
+                    }
+                })
+                .await;
+        });
+        AssistantStream { receiver }
+    }
+
+    /// Sends `request` and reports every event to `emit`; returns the final message.
+    pub async fn run(
+        &self,
+        model: &Model,
+        request: &HttpRequest,
+        cancel: &CancellationToken,
+        emit: &mut (dyn FnMut(AssistantEvent) + Send),
+    ) -> AssistantMessage {
+        let mut decoder =
+            StreamDecoder::new(model.api, &model.provider, &model.id).with_pricing(model.pricing);
+        let mut attempt = 0;
+        let response = loop {
+            match self.send(request, cancel).await {
+                Ok(response) => break response,
+                Err(error) => match self.retry_delay(&error, attempt) {
+                    Retry::After(delay) => {
+                        attempt += 1;
+                        if let Some(observer) = &self.on_retry {
+                            observer(&RetryNotice {
+                                attempt,
+                                delay,
+                                error: error.clone(),
+                            });
+                        }
+                        tokio::select! {
+                            biased;
+                            _ = cancel.cancelled() => {
+                                return finish(model, decoder.fail(LlmError::Aborted), emit);
+                            }
+                            _ = tokio::time::sleep(delay) => {}
+                        }
+                    }
+                    Retry::No(error) => return finish(model, decoder.fail(error), emit),
+                },
+            }
+        };
+        read_body(model, response, &mut decoder, cancel, emit).await
+    }
+
+    async fn send(
+        &self,
+        request: &HttpRequest,
+        cancel: &CancellationToken,
+    ) -> Result<reqwest::Response, LlmError> {
+        let mut builder = self.http.post(&request.url).body(request.body.to_string());
+        for (name, value) in &request.headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        let response = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(LlmError::Aborted),
+            response = builder.send() => response.map_err(network_error)?,
+        };
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let retry_after = header("retry-after");
+        let retry_after_ms = header("retry-after-ms");
+        let body = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(LlmError::Aborted),
+            body = response.text() => body.unwrap_or_default(),
+        };
+        let mut error = classify_http_error(status.as_u16(), retry_after.as_deref(), &body);
+        // OpenAI's millisecond header is more precise than `Retry-After`.
+        if let (LlmError::RateLimited { retry_after_ms, .. }, Some(ms)) = (
+            &mut error,
+            retry_after_ms.and_then(|v| v.trim().parse::<f64>().ok()),
+        ) {
+            *retry_after_ms = Some(ms.max(0.0) as u64);
+        }
+        Err(error)
+    }
+
+    fn retry_delay(&self, error: &LlmError, attempt: u32) -> Retry {
+        if !error.is_retryable() || attempt >= self.retry.max_retries {
+            return Retry::No(error.clone());
+        }
+        match error.retry_after() {
+            Some(wait) if wait > self.retry.max_server_delay => {
+                Retry::No(too_long(error, self.retry.max_server_delay))
+            }
+            Some(wait) => Retry::After(wait),
+            None => {
+                let factor = 2u32.saturating_pow(attempt);
+                Retry::After(
+                    self.retry
+                        .initial_delay
+                        .saturating_mul(factor)
+                        .min(self.retry.max_delay),
+                )
+            }
+        }
+    }
+}
+
+enum Retry {
+    After(Duration),
+    No(LlmError),
+}
+
+/// The same error, saying the requested wait is beyond what Arbor waits on its own.
+fn too_long(error: &LlmError, limit: Duration) -> LlmError {
+    match error {
+        LlmError::RateLimited {
+            message,
+            retry_after_ms,
+        } => LlmError::RateLimited {
+            message: format!(
+                "{message} (the requested wait is longer than the {}s Arbor waits on its own, so it did not retry)",
+                limit.as_secs()
+            ),
+            retry_after_ms: *retry_after_ms,
+        },
+        other => other.clone(),
+    }
+}
+
+fn network_error(error: reqwest::Error) -> LlmError {
+    let kind = if error.is_timeout() {
+        "timed out"
+    } else if error.is_connect() {
+        "could not connect"
+    } else {
+        "request failed"
+    };
+    // The source chain names the actual cause (DNS, refused, TLS…).
+    let mut message = format!("{kind}: {error}");
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        message.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    LlmError::Network { message }
+}
+
+fn finish(
+    model: &Model,
+    events: Vec<AssistantEvent>,
+    emit: &mut (dyn FnMut(AssistantEvent) + Send),
+) -> AssistantMessage {
+    let mut last = None;
+    for event in events {
+        if let AssistantEvent::Done { message } | AssistantEvent::Error { message, .. } = &event {
+            last = Some(message.clone());
+        }
+        emit(event);
+    }
+    // `fail` and `finish` always end with a terminal event; this is only a fallback.
+    last.unwrap_or_else(|| AssistantMessage::empty(model.api, &model.provider, &model.id))
+}
+
+async fn read_body(
+    model: &Model,
+    mut response: reqwest::Response,
+    decoder: &mut StreamDecoder,
+    cancel: &CancellationToken,
+    emit: &mut (dyn FnMut(AssistantEvent) + Send),
+) -> AssistantMessage {
+    let is_json = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if is_json {
+        // Some compatible servers answer 200 with a JSON error instead of a stream.
+        let body = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return finish(model, decoder.fail(LlmError::Aborted), emit),
+            body = response.text() => body.unwrap_or_default(),
+        };
+        let error = match serde_json::from_str::<serde_json::Value>(&body) {
+            Ok(value) if value.get("error").is_some() => classify_stream_error(&value),
+            _ => LlmError::Provider {
+                message: "the provider answered with JSON instead of an event stream".into(),
+            },
+        };
+        return finish(model, decoder.fail(error), emit);
+    }
+    let mut last = None;
+    loop {
+        let events = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => decoder.fail(LlmError::Aborted),
+            chunk = response.chunk() => match chunk {
+                Ok(Some(bytes)) => decoder.feed(&bytes),
+                Ok(None) => decoder.finish(),
+                Err(error) => decoder.fail(network_error(error)),
+            },
+        };
+        for event in events {
+            if let AssistantEvent::Done { message } | AssistantEvent::Error { message, .. } = &event
+            {
+                last = Some(message.clone());
+            }
+            emit(event);
+        }
+        if let Some(message) = last.take() {
+            return message;
+        }
+    }
+}
+
+/// Events of one streamed response.
+pub struct AssistantStream {
+    receiver: mpsc::UnboundedReceiver<AssistantEvent>,
+}
+
+impl AssistantStream {
+    /// The next event; `None` after the terminal one.
+    pub async fn next(&mut self) -> Option<AssistantEvent> {
+        self.receiver.recv().await
+    }
+
+    /// Waits for the end and returns the final (or partial) message and its error, if any.
+    pub async fn result(mut self) -> (AssistantMessage, Option<LlmError>) {
+        let mut outcome = None;
+        while let Some(event) = self.next().await {
+            match event {
+                AssistantEvent::Done { message } => outcome = Some((message, None)),
+                AssistantEvent::Error { message, error } => outcome = Some((message, Some(error))),
+                _ => {}
+            }
+        }
+        outcome.unwrap_or_else(|| {
+            (
+                AssistantMessage::empty(crate::types::Api::OpenAiCompletions, "", ""),
+                Some(LlmError::Provider {
+                    message: "the stream ended without a result".into(),
+                }),
+            )
+        })
+    }
+}
