@@ -15,8 +15,8 @@ pub fn print(
     };
     writeln!(
         out,
-        "{:<12} {:<34} {:>9} {:>8} {:>9} {:>9}  {}",
-        "PROVIDER", "MODEL", "CONTEXT", "OUTPUT", "$IN/M", "$OUT/M", "FEATURES"
+        "{:<12} {:<34} {:>9} {:>8} {:>9} {:>9}  FEATURES",
+        "PROVIDER", "MODEL", "CONTEXT", "OUTPUT", "$IN/M", "$OUT/M"
     )?;
     for provider in providers {
         for model in &provider.models {

@@ -19,6 +19,7 @@
 //! | [`protocols`] | one stream parser per wire protocol, and [`StreamDecoder`] (bytes → events) |
 //! | [`client`] | [`LlmClient`]: HTTP streaming on reqwest, retries with backoff honouring `Retry-After`, abort by `CancellationToken` |
 //! | [`request`] | one request builder per wire protocol (URL, headers, body), and the cross-provider history rewrite |
+//! | [`catalog`] | built-in providers and current models with prices (`catalog/builtin.json`), plus the user's `models.json` |
 //!
 //! `builder` (private) holds the partial message the parsers build through events.
 

@@ -1,0 +1,458 @@
+//! The script a [`crate::MockProvider`] plays: serde types (the JSON format documented in the
+//! crate docs) and a small builder API for tests.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Error;
+
+/// Characters per streamed delta when a turn does not say otherwise.
+pub const DEFAULT_CHUNK_SIZE: usize = 8;
+
+/// A list of turns, consumed one per model request, in order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    pub turns: Vec<Turn>,
+}
+
+/// One answer of the mock: a streamed response or an HTTP error.
+///
+/// Externally tagged (`{"stream": {…}}`) rather than `"type"`-tagged on purpose: serde buffers
+/// internally tagged objects, which loses the line/column of errors inside them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Turn {
+    Stream(StreamTurn),
+    HttpError(HttpError),
+}
+
+/// A streamed (SSE) response.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamTurn {
+    pub steps: Vec<Step>,
+    /// Characters per text/thinking/argument delta (default [`DEFAULT_CHUNK_SIZE`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk_size: Option<usize>,
+    /// Pause before every SSE event but the first.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub delay_ms: u64,
+    /// After this many SSE events, send the format's error event and end the body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_after_chunks: Option<usize>,
+    /// What the mid-stream error says (defaults per format, e.g. Anthropic `overloaded_error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<StreamError>,
+    /// After this many SSE events, break the connection without finishing the body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_after_chunks: Option<usize>,
+}
+
+/// The type/code and message of a mid-stream error event.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamError {
+    /// Anthropic `error.type`, OpenAI `error.type`/`code`, Google `error.status`.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// One piece of a streamed response (externally tagged: `{"text": "Hi"}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Step {
+    Thinking {
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+    },
+    Text(String),
+    ToolCall {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        name: String,
+        /// The arguments object (default `{}`).
+        #[serde(default = "empty_object")]
+        arguments: Value,
+        /// Streamed verbatim instead of `arguments` (e.g. malformed JSON to test validation).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        raw_arguments: Option<String>,
+    },
+    Usage(Usage),
+    Stop(StopReason),
+}
+
+/// Token counts in Arbor's normalised sense; each format maps them to its own fields.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Usage {
+    /// Input tokens neither read from nor written to a cache.
+    pub input: u64,
+    /// All output tokens, reasoning included.
+    pub output: u64,
+    #[serde(default)]
+    pub cache_read: u64,
+    #[serde(default)]
+    pub cache_write: u64,
+    /// The part of `output` spent on reasoning.
+    #[serde(default)]
+    pub reasoning: u64,
+}
+
+/// Why the model stopped, in Arbor's terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    Stop,
+    Length,
+    ToolUse,
+}
+
+/// An HTTP error answer (no stream).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpError {
+    pub status: u16,
+    /// A JSON value is sent as `application/json`; a JSON string is sent verbatim as `text/plain`.
+    #[serde(default)]
+    pub body: Value,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+impl Script {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends a turn (builder style).
+    #[must_use]
+    pub fn turn(mut self, turn: impl Into<Turn>) -> Self {
+        self.turns.push(turn.into());
+        self
+    }
+
+    /// Parses and validates a script from JSON text; errors carry serde_json's line/column.
+    pub fn from_json(text: &str) -> Result<Self, Error> {
+        let script: Script = serde_json::from_str(text)
+            .map_err(|source| Error::ParseScript { path: None, source })?;
+        script.validate()?;
+        Ok(script)
+    }
+
+    /// Reads, parses and validates a script file.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| Error::ReadScript {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let script: Script = serde_json::from_str(&text).map_err(|source| Error::ParseScript {
+            path: Some(path.to_path_buf()),
+            source,
+        })?;
+        script.validate()?;
+        Ok(script)
+    }
+
+    /// Checks what serde cannot express (arguments are objects, sizes are positive, ...).
+    pub fn validate(&self) -> Result<(), Error> {
+        self.turns.iter().enumerate().try_for_each(|(index, turn)| {
+            turn.validate().map_err(|message| Error::InvalidScript {
+                turn: index,
+                message,
+            })
+        })
+    }
+}
+
+impl Turn {
+    /// A streamed turn builder.
+    pub fn stream() -> StreamTurn {
+        StreamTurn::default()
+    }
+
+    /// A streamed turn that answers `text` (more steps and options can be chained).
+    pub fn text(text: impl Into<String>) -> StreamTurn {
+        StreamTurn::default().text(text)
+    }
+
+    /// An HTTP error with a JSON (or, for a JSON string, plain text) body.
+    pub fn http_error(status: u16, body: impl Into<Value>) -> HttpError {
+        HttpError {
+            status,
+            body: body.into(),
+            headers: BTreeMap::new(),
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        match self {
+            Turn::Stream(turn) => turn.validate(),
+            Turn::HttpError(error) => {
+                if (400..=599).contains(&error.status) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "http_error status {} is not an error status (400..=599)",
+                        error.status
+                    ))
+                }
+            }
+        }
+    }
+}
+
+impl StreamTurn {
+    #[must_use]
+    pub fn thinking(mut self, text: impl Into<String>) -> Self {
+        self.steps.push(Step::Thinking {
+            text: text.into(),
+            signature: None,
+        });
+        self
+    }
+
+    #[must_use]
+    pub fn thinking_signed(
+        mut self,
+        text: impl Into<String>,
+        signature: impl Into<String>,
+    ) -> Self {
+        self.steps.push(Step::Thinking {
+            text: text.into(),
+            signature: Some(signature.into()),
+        });
+        self
+    }
+
+    #[must_use]
+    pub fn text(mut self, text: impl Into<String>) -> Self {
+        self.steps.push(Step::Text(text.into()));
+        self
+    }
+
+    /// A tool call with a generated id in the format's style (`toolu_…`, `call_…`).
+    #[must_use]
+    pub fn tool_call(mut self, name: impl Into<String>, arguments: Value) -> Self {
+        self.steps.push(Step::ToolCall {
+            id: None,
+            name: name.into(),
+            arguments,
+            raw_arguments: None,
+        });
+        self
+    }
+
+    #[must_use]
+    pub fn tool_call_with_id(
+        mut self,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: Value,
+    ) -> Self {
+        self.steps.push(Step::ToolCall {
+            id: Some(id.into()),
+            name: name.into(),
+            arguments,
+            raw_arguments: None,
+        });
+        self
+    }
+
+    /// A tool call whose argument text is streamed verbatim (may be invalid JSON).
+    #[must_use]
+    pub fn tool_call_raw(
+        mut self,
+        name: impl Into<String>,
+        raw_arguments: impl Into<String>,
+    ) -> Self {
+        self.steps.push(Step::ToolCall {
+            id: None,
+            name: name.into(),
+            arguments: empty_object(),
+            raw_arguments: Some(raw_arguments.into()),
+        });
+        self
+    }
+
+    #[must_use]
+    pub fn usage(mut self, usage: Usage) -> Self {
+        self.steps.push(Step::Usage(usage));
+        self
+    }
+
+    #[must_use]
+    pub fn stop(mut self, reason: StopReason) -> Self {
+        self.steps.push(Step::Stop(reason));
+        self
+    }
+
+    #[must_use]
+    pub fn chunk_size(mut self, chars: usize) -> Self {
+        self.chunk_size = Some(chars);
+        self
+    }
+
+    #[must_use]
+    pub fn delay_ms(mut self, ms: u64) -> Self {
+        self.delay_ms = ms;
+        self
+    }
+
+    #[must_use]
+    pub fn error_after_chunks(mut self, events: usize) -> Self {
+        self.error_after_chunks = Some(events);
+        self
+    }
+
+    #[must_use]
+    pub fn error(mut self, kind: impl Into<String>, message: impl Into<String>) -> Self {
+        self.error = Some(StreamError {
+            kind: Some(kind.into()),
+            message: Some(message.into()),
+        });
+        self
+    }
+
+    #[must_use]
+    pub fn drop_after_chunks(mut self, events: usize) -> Self {
+        self.drop_after_chunks = Some(events);
+        self
+    }
+
+    /// The stop reason: the last `stop` step, else `tool_use` when there is a tool call, else `stop`.
+    pub fn stop_reason(&self) -> StopReason {
+        let explicit = self.steps.iter().rev().find_map(|step| match step {
+            Step::Stop(reason) => Some(*reason),
+            _ => None,
+        });
+        explicit.unwrap_or_else(|| {
+            if self
+                .steps
+                .iter()
+                .any(|step| matches!(step, Step::ToolCall { .. }))
+            {
+                StopReason::ToolUse
+            } else {
+                StopReason::Stop
+            }
+        })
+    }
+
+    /// The last `usage` step, if any.
+    pub fn explicit_usage(&self) -> Option<Usage> {
+        self.steps.iter().rev().find_map(|step| match step {
+            Step::Usage(usage) => Some(*usage),
+            _ => None,
+        })
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.chunk_size == Some(0) {
+            return Err("chunk_size must be at least 1".to_owned());
+        }
+        for (index, step) in self.steps.iter().enumerate() {
+            if let Step::ToolCall {
+                name,
+                arguments,
+                raw_arguments: None,
+                ..
+            } = step
+            {
+                if !arguments.is_object() {
+                    return Err(format!(
+                        "step {index}: tool_call {name:?} arguments must be a JSON object"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl HttpError {
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.insert(name.into(), value.into());
+        self
+    }
+}
+
+impl Usage {
+    pub fn new(input: u64, output: u64) -> Self {
+        Usage {
+            input,
+            output,
+            ..Usage::default()
+        }
+    }
+
+    #[must_use]
+    pub fn cache(mut self, read: u64, write: u64) -> Self {
+        self.cache_read = read;
+        self.cache_write = write;
+        self
+    }
+
+    #[must_use]
+    pub fn reasoning(mut self, tokens: u64) -> Self {
+        self.reasoning = tokens;
+        self
+    }
+}
+
+impl From<StreamTurn> for Turn {
+    fn from(turn: StreamTurn) -> Self {
+        Turn::Stream(turn)
+    }
+}
+
+impl From<HttpError> for Turn {
+    fn from(error: HttpError) -> Self {
+        Turn::HttpError(error)
+    }
+}
+
+/// A one-turn script.
+impl From<Turn> for Script {
+    fn from(turn: Turn) -> Self {
+        Script { turns: vec![turn] }
+    }
+}
+
+/// A one-turn script.
+impl From<StreamTurn> for Script {
+    fn from(turn: StreamTurn) -> Self {
+        Script::new().turn(turn)
+    }
+}
+
+/// A one-turn script.
+impl From<HttpError> for Script {
+    fn from(error: HttpError) -> Self {
+        Script::new().turn(error)
+    }
+}
+
+impl FromIterator<Turn> for Script {
+    fn from_iter<I: IntoIterator<Item = Turn>>(iter: I) -> Self {
+        Script {
+            turns: iter.into_iter().collect(),
+        }
+    }
+}

@@ -1,0 +1,472 @@
+//! The HTTP/1.1 server: accepts connections on loopback, records requests, plays turns.
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use http_body_util::{combinators::BoxBody, BodyExt, Full};
+use hyper::body::{Body, Bytes, Frame, Incoming};
+use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::{JoinHandle, JoinSet};
+
+use crate::formats::{self, Plan};
+use crate::recording::{RecordedRequest, WireApi};
+use crate::script::{HttpError, Script, StreamTurn, Turn};
+use crate::Error;
+
+type ResponseBody = BoxBody<Bytes, io::Error>;
+
+/// The path that returns the recorded requests as JSON.
+pub const REQUESTS_PATH: &str = "/__mock/requests";
+
+/// Before breaking a connection, give hyper time to flush the events already written, so the
+/// client really receives `drop_after_chunks` events before the connection dies.
+const DROP_FLUSH_GRACE: Duration = Duration::from_millis(50);
+
+/// A running mock provider. Dropping it stops the server and closes its connections.
+pub struct MockProvider {
+    addr: SocketAddr,
+    state: Arc<Shared>,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+#[derive(Default)]
+struct Shared(Mutex<State>);
+
+#[derive(Default)]
+struct State {
+    turns: Vec<Turn>,
+    next_turn: usize,
+    requests: Vec<RecordedRequest>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock cannot leave `State` inconsistent: keep serving.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl MockProvider {
+    /// Starts serving `script` on `127.0.0.1` at a free port. Needs a running tokio runtime.
+    pub async fn start(script: impl Into<Script>) -> Result<Self, Error> {
+        Self::start_on_port(script, 0).await
+    }
+
+    /// Starts serving `script` on `127.0.0.1:port` (0 picks a free port).
+    pub async fn start_on_port(script: impl Into<Script>, port: u16) -> Result<Self, Error> {
+        let script = script.into();
+        script.validate()?;
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+            .await
+            .map_err(|source| Error::Bind { port, source })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| Error::Bind { port, source })?;
+        let state = Arc::new(Shared::default());
+        state.lock().turns = script.turns;
+        let (shutdown, stop) = oneshot::channel();
+        let task = tokio::spawn(serve(listener, Arc::clone(&state), stop));
+        tracing::debug!(%addr, "mock provider listening");
+        Ok(MockProvider {
+            addr,
+            state,
+            shutdown: Some(shutdown),
+            task: Some(task),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The base URL a client of `api` should be configured with (DESIGN §4): OpenAI-style
+    /// includes `/v1`; Anthropic excludes it; Google excludes the version.
+    pub fn url_for(&self, api: WireApi) -> String {
+        match api {
+            WireApi::OpenAiCompletions | WireApi::OpenAiResponses => {
+                format!("{}/v1", self.base_url())
+            }
+            WireApi::AnthropicMessages | WireApi::GoogleGenerativeAi => self.base_url(),
+        }
+    }
+
+    /// Every request received so far, oldest first.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.state.lock().requests.clone()
+    }
+
+    /// Appends a turn to the script while the server runs.
+    pub fn push_turn(&self, turn: impl Into<Turn>) {
+        self.state.lock().turns.push(turn.into());
+    }
+
+    /// How many turns have been played (including HTTP errors).
+    pub fn turns_served(&self) -> usize {
+        self.state.lock().next_turn
+    }
+
+    /// Turns not yet played.
+    pub fn remaining_turns(&self) -> usize {
+        let state = self.state.lock();
+        state.turns.len().saturating_sub(state.next_turn)
+    }
+
+    /// Stops accepting, closes open connections and waits for the server task to end.
+    pub async fn shutdown(mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            // The server may already be gone; nothing to do then.
+            let _ = shutdown.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for MockProvider {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+impl std::fmt::Debug for MockProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MockProvider")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+async fn serve(listener: TcpListener, state: Arc<Shared>, mut stop: oneshot::Receiver<()>) {
+    // Connections live in the set so that ending this task (shutdown or abort) closes them all.
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            _ = &mut stop => break,
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let state = Arc::clone(&state);
+                    connections.spawn(async move {
+                        let service = service_fn(move |req| handle(Arc::clone(&state), req));
+                        if let Err(error) = http1::Builder::new()
+                            .serve_connection(TokioIo::new(stream), service)
+                            .await
+                        {
+                            // Scripted drops end up here too; that is expected.
+                            tracing::debug!(%error, "mock provider connection ended");
+                        }
+                    });
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "mock provider accept failed");
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            },
+        }
+    }
+}
+
+async fn handle(
+    state: Arc<Shared>,
+    req: Request<Incoming>,
+) -> Result<Response<ResponseBody>, Infallible> {
+    let received_at_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or_default();
+    let (parts, body) = req.into_parts();
+    let body = match body.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) => {
+            let message = format!("mock provider: cannot read the request body: {error}");
+            return Ok(mock_error(StatusCode::BAD_REQUEST, &message));
+        }
+    };
+    if parts.method == Method::GET && parts.uri.path() == REQUESTS_PATH {
+        let requests = state.lock().requests.clone();
+        let json = serde_json::to_string(&requests).unwrap_or_else(|_| "[]".to_owned());
+        return Ok(json_response(StatusCode::OK, json));
+    }
+    let mut record = record_request(&parts, &body, received_at_ms);
+    let detected = WireApi::detect(&record.path);
+    record.api = detected.as_ref().map(|(api, _)| *api);
+
+    let (api, path_model) = match (reject(&parts.method, &record, detected.as_ref()), detected) {
+        (None, Some(found)) => found,
+        (rejection, _) => {
+            let (status, message) = rejection.unwrap_or((
+                StatusCode::NOT_FOUND,
+                "mock provider: unknown path".to_owned(),
+            ));
+            state.lock().requests.push(record);
+            return Ok(mock_error(status, &message));
+        }
+    };
+
+    let turn = {
+        let mut state = state.lock();
+        let index = state.next_turn;
+        let turn = state.turns.get(index).cloned();
+        if turn.is_some() {
+            state.next_turn += 1;
+            record.turn = Some(index);
+        }
+        let total = state.turns.len();
+        state.requests.push(record.clone());
+        turn.map(|turn| (index, turn)).ok_or(total)
+    };
+    Ok(match turn {
+        Err(total) => {
+            let message = format!(
+                "mock provider: script exhausted: request for {api} but all {total} scripted turn(s) \
+                 were already played"
+            );
+            mock_error(StatusCode::INTERNAL_SERVER_ERROR, &message)
+        }
+        Ok((_, Turn::HttpError(error))) => http_error(&error),
+        Ok((index, Turn::Stream(stream))) => {
+            let model = path_model
+                .or_else(|| {
+                    let model = record.json().get("model")?.as_str()?;
+                    Some(model.to_owned())
+                })
+                .unwrap_or_else(|| "mock-model".to_owned());
+            let mut plan = Plan::new(&stream, model, record.body_text.len(), index as u64 + 1);
+            plan.include_usage =
+                record.json().pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+            stream_response(api, plan, stream)
+        }
+    })
+}
+
+fn record_request(
+    parts: &hyper::http::request::Parts,
+    body: &Bytes,
+    received_at_ms: u64,
+) -> RecordedRequest {
+    let mut headers = BTreeMap::<String, String>::new();
+    for (name, value) in &parts.headers {
+        let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+        headers
+            .entry(name.as_str().to_ascii_lowercase())
+            .and_modify(|existing| {
+                existing.push_str(", ");
+                existing.push_str(&value);
+            })
+            .or_insert(value);
+    }
+    RecordedRequest {
+        method: parts.method.to_string(),
+        path: parts.uri.path().to_owned(),
+        query: parts.uri.query().map(str::to_owned),
+        headers,
+        body: serde_json::from_slice(body).ok(),
+        body_text: String::from_utf8_lossy(body).into_owned(),
+        api: None,
+        turn: None,
+        received_at_ms,
+    }
+}
+
+/// Requests a real provider would reject (or answer without streaming) get an error and do not
+/// consume a turn, so a client bug shows up as a clear failure instead of a shifted script.
+fn reject(
+    method: &Method,
+    record: &RecordedRequest,
+    detected: Option<&(WireApi, Option<String>)>,
+) -> Option<(StatusCode, String)> {
+    if method != Method::POST {
+        return Some((
+            StatusCode::METHOD_NOT_ALLOWED,
+            format!(
+                "mock provider: {method} {} is not supported, use POST",
+                record.path
+            ),
+        ));
+    }
+    match detected {
+        None => Some((
+            StatusCode::NOT_FOUND,
+            format!(
+                "mock provider: no wire format at {}; expected [/v1]/chat/completions, \
+                 [/v1]/responses, /v1/messages or /v1beta/models/MODEL:streamGenerateContent",
+                record.path
+            ),
+        )),
+        Some((WireApi::GoogleGenerativeAi, _)) => {
+            let sse = record
+                .query
+                .as_deref()
+                .is_some_and(|q| q.split('&').any(|pair| pair == "alt=sse"));
+            (!sse).then(|| {
+                (
+                    StatusCode::BAD_REQUEST,
+                    "mock provider: streamGenerateContent needs ?alt=sse (SSE framing)".to_owned(),
+                )
+            })
+        }
+        Some(_) => {
+            let streaming = record.json().get("stream") == Some(&Value::Bool(true));
+            (!streaming).then(|| {
+                (
+                    StatusCode::BAD_REQUEST,
+                    "mock provider: only streaming requests (\"stream\": true) are supported"
+                        .to_owned(),
+                )
+            })
+        }
+    }
+}
+
+fn stream_response(api: WireApi, plan: Plan, turn: StreamTurn) -> Response<ResponseBody> {
+    let (tx, rx) = mpsc::channel(16);
+    tokio::spawn(play(api, plan, turn, tx));
+    let mut response = Response::new(ChannelBody(rx).boxed());
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream; charset=utf-8"),
+    );
+    headers.insert(
+        HeaderName::from_static("cache-control"),
+        HeaderValue::from_static("no-cache"),
+    );
+    response
+}
+
+/// How a stream ends.
+enum Ending {
+    Complete,
+    Error,
+    Drop,
+}
+
+/// Sends the turn's events into the body channel, with delays, an error event or a drop.
+async fn play(
+    api: WireApi,
+    plan: Plan,
+    turn: StreamTurn,
+    tx: mpsc::Sender<Result<Bytes, io::Error>>,
+) {
+    let events = formats::render(api, &plan);
+    let (limit, ending) = match (turn.drop_after_chunks, turn.error_after_chunks) {
+        (Some(drop), Some(error)) if error < drop => (error, Ending::Error),
+        (Some(drop), _) => (drop, Ending::Drop),
+        (None, Some(error)) => (error, Ending::Error),
+        (None, None) => (events.len(), Ending::Complete),
+    };
+    let sent = limit.min(events.len());
+    let mut out: Vec<Bytes> = events.into_iter().take(limit).collect();
+    if let Ending::Error = ending {
+        let error = turn.error.clone().unwrap_or_default();
+        out.extend(formats::render_error(api, &plan, &error, sent));
+    }
+    let delay = Duration::from_millis(turn.delay_ms);
+    for (i, event) in out.into_iter().enumerate() {
+        if i > 0 && !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        if tx.send(Ok(event)).await.is_err() {
+            return; // the client went away
+        }
+    }
+    if let Ending::Drop = ending {
+        tokio::time::sleep(delay + DROP_FLUSH_GRACE).await;
+        // A body error makes hyper abandon the connection without the terminating chunk.
+        let _ = tx
+            .send(Err(io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "mock provider: connection dropped as scripted",
+            )))
+            .await;
+    }
+}
+
+fn http_error(error: &HttpError) -> Response<ResponseBody> {
+    let (content_type, body) = match &error.body {
+        Value::String(text) => ("text/plain; charset=utf-8", text.clone()),
+        Value::Null => ("text/plain; charset=utf-8", String::new()),
+        json => ("application/json", json.to_string()),
+    };
+    let status = StatusCode::from_u16(error.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = full(status, content_type, body);
+    for (name, value) in &error.headers {
+        match (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(value),
+        ) {
+            (Ok(name), Ok(value)) => {
+                response.headers_mut().insert(name, value);
+            }
+            _ => tracing::warn!(%name, %value, "mock provider: invalid scripted header skipped"),
+        }
+    }
+    response
+}
+
+/// An error of the mock itself (not scripted), shaped like the OpenAI/Anthropic error envelope.
+fn mock_error(status: StatusCode, message: &str) -> Response<ResponseBody> {
+    let body = serde_json::json!({
+        "type": "error",
+        "error": { "type": "mock_provider_error", "message": message },
+    });
+    json_response(status, body.to_string())
+}
+
+fn json_response(status: StatusCode, body: String) -> Response<ResponseBody> {
+    full(status, "application/json", body)
+}
+
+fn full(status: StatusCode, content_type: &'static str, body: String) -> Response<ResponseBody> {
+    let body = Full::new(Bytes::from(body))
+        .map_err(|never| match never {})
+        .boxed();
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+/// A streaming body fed by [`play`]; an `Err` item aborts the connection mid-body.
+struct ChannelBody(mpsc::Receiver<Result<Bytes, io::Error>>);
+
+impl Body for ChannelBody {
+    type Data = Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
+        self.get_mut()
+            .0
+            .poll_recv(cx)
+            .map(|item| item.map(|result| result.map(Frame::data)))
+    }
+}

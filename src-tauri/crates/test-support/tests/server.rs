@@ -1,0 +1,345 @@
+//! Server behaviour independent of the wire format: HTTP errors, drops, delays, recording,
+//! exhaustion, rejections, and the script JSON format.
+
+mod common;
+
+use std::time::Duration;
+
+use arbor_test_support::{
+    Error, MockProvider, RecordedRequest, Script, Step, StopReason, Turn, Usage, WireApi,
+};
+use common::{call, call_with, endpoint, parse_sse, request_body, start};
+use futures_util::StreamExt;
+use serde_json::json;
+
+#[tokio::test]
+async fn http_error_turn_returns_status_body_and_headers_then_next_turn_streams() {
+    let body =
+        json!({"type": "error", "error": {"type": "rate_limit_error", "message": "Slow down"}});
+    let script = Script::new()
+        .turn(Turn::http_error(429, body.clone()).header("retry-after", "2"))
+        .turn(Turn::text("ok"));
+    let mock = start(script).await;
+    let reply = call(&mock, WireApi::AnthropicMessages).await;
+    assert_eq!(reply.status, 429);
+    assert_eq!(reply.headers["retry-after"], "2");
+    assert_eq!(reply.headers["content-type"], "application/json");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&reply.body).unwrap(),
+        body
+    );
+    let retried = call(&mock, WireApi::AnthropicMessages).await;
+    assert_eq!(retried.status, 200);
+    assert_eq!(mock.turns_served(), 2);
+}
+
+#[tokio::test]
+async fn http_error_with_text_body() {
+    let mock = start(Turn::http_error(502, "Bad Gateway")).await;
+    let reply = call(&mock, WireApi::OpenAiCompletions).await;
+    assert_eq!(reply.status, 502);
+    assert_eq!(reply.body, "Bad Gateway");
+    assert!(reply.headers["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/plain"));
+}
+
+#[tokio::test]
+async fn dropped_connection_gives_an_incomplete_body_in_every_format() {
+    for api in WireApi::ALL {
+        let turn = Turn::stream()
+            .text("a fairly long answer that never ends")
+            .chunk_size(2);
+        let mock = start(turn.drop_after_chunks(3)).await;
+        let response = reqwest::Client::new()
+            .post(endpoint(&mock, api, "m"))
+            .json(&request_body(api, "m"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{api}");
+        let mut stream = response.bytes_stream();
+        let mut received = Vec::new();
+        let mut failure = None;
+        while let Some(item) = stream.next().await {
+            match item {
+                Ok(bytes) => received.extend_from_slice(&bytes),
+                Err(error) => {
+                    failure = Some(error);
+                    break;
+                }
+            }
+        }
+        let error =
+            failure.unwrap_or_else(|| panic!("{api}: body ended cleanly, expected an error"));
+        assert!(error.is_body() || error.is_decode(), "{api}: {error:?}");
+        let events = parse_sse(&String::from_utf8_lossy(&received));
+        assert_eq!(events.len(), 3, "{api}: the events before the drop arrive");
+    }
+}
+
+#[tokio::test]
+async fn delays_pace_events_in_order() {
+    let turn = Turn::stream().text("abcdef").chunk_size(1).delay_ms(15);
+    let mock = start(turn).await;
+    let response = reqwest::Client::new()
+        .post(endpoint(&mock, WireApi::OpenAiCompletions, "m"))
+        .json(&request_body(WireApi::OpenAiCompletions, "m"))
+        .send()
+        .await
+        .unwrap();
+    // With a delay each event is its own network read; count reads, not time.
+    let mut reads = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(bytes) = stream.next().await {
+        reads.push(String::from_utf8(bytes.unwrap().to_vec()).unwrap());
+    }
+    let all = reads.concat();
+    let events = parse_sse(&all);
+    // role chunk + 6 letters + finish + usage + [DONE]
+    assert_eq!(events.len(), 10);
+    let letters: String = events
+        .iter()
+        .filter_map(|e| serde_json::from_str::<serde_json::Value>(&e.data).ok())
+        .filter_map(|v| {
+            v["choices"][0]["delta"]["content"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .collect();
+    assert_eq!(letters, "abcdef");
+    assert!(
+        reads.len() >= 8,
+        "events arrived separately, got {} reads",
+        reads.len()
+    );
+}
+
+#[tokio::test]
+async fn requests_are_recorded_with_headers_and_body() {
+    let script = Script::new()
+        .turn(Turn::stream().tool_call("read", json!({"path": "a"})))
+        .turn(Turn::text("done"));
+    let mock = start(script).await;
+    let first = json!({
+        "model": "claude-x", "stream": true, "system": "You are Arbor.",
+        "tools": [{"name": "read", "input_schema": {"type": "object"}}],
+        "thinking": {"type": "enabled", "budget_tokens": 1024},
+        "messages": [{"role": "user", "content": "read a"}],
+    });
+    let response = reqwest::Client::new()
+        .post(endpoint(&mock, WireApi::AnthropicMessages, "m"))
+        .header("x-api-key", "sk-test")
+        .header("Anthropic-Version", "2023-06-01")
+        .json(&first)
+        .send()
+        .await
+        .unwrap();
+    let _ = response.text().await.unwrap();
+    let second = json!({"model": "claude-x", "stream": true, "messages": [
+        {"role": "user", "content": "read a"},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "A"}]},
+    ]});
+    call_with(&mock, WireApi::AnthropicMessages, second.clone()).await;
+
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    let r = &requests[0];
+    assert_eq!(r.method, "POST");
+    assert_eq!(r.path, "/v1/messages");
+    assert_eq!(r.api, Some(WireApi::AnthropicMessages));
+    assert_eq!(r.turn, Some(0));
+    assert_eq!(r.header("X-API-Key"), Some("sk-test"));
+    assert_eq!(
+        r.headers.get("anthropic-version").map(String::as_str),
+        Some("2023-06-01")
+    );
+    assert_eq!(r.json()["system"], "You are Arbor.");
+    assert_eq!(r.json()["thinking"]["budget_tokens"], 1024);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&r.body_text).unwrap(),
+        first
+    );
+    assert!(r.received_at_ms > 0);
+    assert_eq!(requests[1].turn, Some(1));
+    assert_eq!(
+        requests[1].json()["messages"][1]["content"][0]["type"],
+        "tool_result"
+    );
+
+    // The same records over HTTP, for other processes.
+    let over_http: Vec<RecordedRequest> =
+        reqwest::get(format!("{}/__mock/requests", mock.base_url()))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+    assert_eq!(over_http, requests);
+}
+
+#[tokio::test]
+async fn google_request_records_model_path_and_query() {
+    let mock = start(Turn::text("hi")).await;
+    call(&mock, WireApi::GoogleGenerativeAi).await;
+    let r = &mock.requests()[0];
+    assert_eq!(r.path, "/v1beta/models/test-model:streamGenerateContent");
+    assert_eq!(r.query.as_deref(), Some("alt=sse"));
+    assert_eq!(r.api, Some(WireApi::GoogleGenerativeAi));
+}
+
+#[tokio::test]
+async fn exhausted_script_answers_500_with_a_message() {
+    let mock = start(Turn::text("only one")).await;
+    assert_eq!(call(&mock, WireApi::OpenAiResponses).await.status, 200);
+    let reply = call(&mock, WireApi::OpenAiResponses).await;
+    assert_eq!(reply.status, 500);
+    assert!(reply.body.contains("script exhausted"), "{}", reply.body);
+    assert_eq!(mock.requests().len(), 2);
+    assert_eq!(mock.requests()[1].turn, None);
+    mock.push_turn(Turn::text("more"));
+    assert_eq!(call(&mock, WireApi::OpenAiResponses).await.status, 200);
+}
+
+#[tokio::test]
+async fn malformed_requests_are_rejected_without_consuming_a_turn() {
+    let mock = start(Turn::text("kept")).await;
+    let client = reqwest::Client::new();
+    let base = mock.base_url();
+    let unknown = client
+        .post(format!("{base}/v2/complete"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), 404);
+    let not_streaming = client
+        .post(format!("{base}/v1/chat/completions"))
+        .json(&json!({"model": "m", "messages": []}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(not_streaming.status(), 400);
+    assert!(not_streaming.text().await.unwrap().contains("stream"));
+    let no_sse = client
+        .post(format!("{base}/v1beta/models/g:streamGenerateContent"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(no_sse.status(), 400);
+    let get = client
+        .get(format!("{base}/v1/messages"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get.status(), 405);
+    assert_eq!(mock.turns_served(), 0);
+    assert_eq!(mock.requests().len(), 4);
+    // Without /v1 (OpenAI-compatible servers) still works and gets the kept turn.
+    let plain = client
+        .post(format!("{base}/chat/completions"))
+        .json(&request_body(WireApi::OpenAiCompletions, "m"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(plain.status(), 200);
+    assert_eq!(mock.turns_served(), 1);
+}
+
+#[tokio::test]
+async fn url_for_follows_the_sdk_conventions() {
+    let mock = start(Script::new()).await;
+    let base = mock.base_url();
+    assert!(base.starts_with("http://127.0.0.1:"));
+    assert_eq!(
+        mock.url_for(WireApi::OpenAiCompletions),
+        format!("{base}/v1")
+    );
+    assert_eq!(mock.url_for(WireApi::OpenAiResponses), format!("{base}/v1"));
+    assert_eq!(mock.url_for(WireApi::AnthropicMessages), base);
+    assert_eq!(mock.url_for(WireApi::GoogleGenerativeAi), base);
+}
+
+#[tokio::test]
+async fn shutdown_closes_the_port() {
+    let mock = start(Turn::text("x")).await;
+    let addr = mock.addr();
+    mock.shutdown().await;
+    let result =
+        tokio::time::timeout(Duration::from_secs(5), tokio::net::TcpStream::connect(addr)).await;
+    assert!(
+        matches!(result, Ok(Err(_))),
+        "nothing listens after shutdown"
+    );
+}
+
+#[test]
+fn script_json_parses_and_defaults_apply() {
+    let text = r#"{"turns": [
+        {"stream": {"chunk_size": 2, "steps": [
+            {"thinking": {"text": "hm", "signature": "s"}},
+            {"text": "hi"},
+            {"tool_call": {"name": "ls"}},
+            {"usage": {"input": 1, "output": 2}}
+        ]}},
+        {"stream": {"steps": [{"text": "bye"}]}},
+        {"http_error": {"status": 429, "body": {"error": {}}, "headers": {"retry-after": "1"}}}
+    ]}"#;
+    let script = Script::from_json(text).unwrap();
+    assert_eq!(script.turns.len(), 3);
+    let Turn::Stream(first) = &script.turns[0] else {
+        panic!("stream expected")
+    };
+    assert_eq!(first.stop_reason(), StopReason::ToolUse);
+    assert_eq!(first.explicit_usage(), Some(Usage::new(1, 2)));
+    assert!(matches!(&first.steps[2], Step::ToolCall { arguments, .. } if arguments == &json!({})));
+    let Turn::Stream(second) = &script.turns[1] else {
+        panic!("stream expected")
+    };
+    assert_eq!(second.stop_reason(), StopReason::Stop);
+    // The builder and the JSON describe the same thing, and it round-trips.
+    let round = serde_json::to_string(&script).unwrap();
+    assert_eq!(Script::from_json(&round).unwrap(), script);
+}
+
+#[test]
+fn script_errors_name_line_and_column() {
+    let text = "{\"turns\": [\n  {\"stream\": {\"steps\": [\n    {\"txt\": \"x\"}\n  ]}}\n]}";
+    let error = Script::from_json(text).unwrap_err();
+    let (line, _) = error.line_column().unwrap();
+    assert_eq!(line, 3);
+    assert!(error.to_string().contains("line 3"), "{error}");
+    let typo = Script::from_json(r#"{"turns": [{"stream": {"steps": [], "delay": 5}}]}"#);
+    assert!(typo.unwrap_err().to_string().contains("delay"));
+    let not_object = Script::from_json(
+        r#"{"turns": [{"stream": {"steps": [{"tool_call": {"name": "x", "arguments": [1]}}]}}]}"#,
+    );
+    assert!(matches!(
+        not_object,
+        Err(Error::InvalidScript { turn: 0, .. })
+    ));
+}
+
+#[tokio::test]
+async fn raw_arguments_are_streamed_verbatim() {
+    let mock = start(Turn::stream().tool_call_raw("edit", "{\"path\": \"a\", oops")).await;
+    let events = call(&mock, WireApi::AnthropicMessages).await.events();
+    let text: String = events
+        .iter()
+        .map(|e| e.json())
+        .filter(|v| v["delta"]["type"] == "input_json_delta")
+        .map(|v| v["delta"]["partial_json"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(text, "{\"path\": \"a\", oops");
+}
+
+#[tokio::test]
+async fn start_rejects_an_invalid_script() {
+    let bad = Script::new().turn(Turn::stream().chunk_size(0));
+    assert!(matches!(
+        MockProvider::start(bad).await,
+        Err(Error::InvalidScript { .. })
+    ));
+}
