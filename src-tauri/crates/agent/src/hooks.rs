@@ -1,0 +1,86 @@
+//! Points where the app shapes a run: the message transformer (app messages → LLM messages
+//! before every request) and hooks around each tool call (the approval flow builds on them).
+
+use arbor_llm::{Message, ToolCall, ToolResultMessage};
+use arbor_protocol::AgentMessage;
+use tokio_util::sync::CancellationToken;
+
+/// Turns the agent's messages into what the model is sent, before every request.
+///
+/// Closures `Fn(&[AgentMessage]) -> Vec<Message>` implement it. The default,
+/// [`DefaultTransformer`], sends every LLM message and leaves custom messages out. It is async
+/// so an app can do real work here (look things up, summarise); `cancel` fires on abort.
+#[async_trait::async_trait]
+pub trait MessageTransformer: Send + Sync {
+    async fn transform(
+        &self,
+        messages: &[AgentMessage],
+        cancel: &CancellationToken,
+    ) -> Vec<Message>;
+}
+
+#[async_trait::async_trait]
+impl<F> MessageTransformer for F
+where
+    F: Fn(&[AgentMessage]) -> Vec<Message> + Send + Sync,
+{
+    async fn transform(
+        &self,
+        messages: &[AgentMessage],
+        _cancel: &CancellationToken,
+    ) -> Vec<Message> {
+        self(messages)
+    }
+}
+
+/// Sends user, assistant and tool-result messages unchanged; drops custom messages.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DefaultTransformer;
+
+#[async_trait::async_trait]
+impl MessageTransformer for DefaultTransformer {
+    async fn transform(
+        &self,
+        messages: &[AgentMessage],
+        _cancel: &CancellationToken,
+    ) -> Vec<Message> {
+        messages.iter().filter_map(AgentMessage::as_llm).collect()
+    }
+}
+
+/// What a before-hook decides about a tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolCallDecision {
+    /// Run the tool (the next hook may still block it).
+    Allow,
+    /// Do not run it: the model gets an error result `Blocked: {reason}`.
+    Block { reason: String },
+}
+
+/// Hooks around every tool call that passed validation. Several can be installed; they run in
+/// the order they were added.
+///
+/// - `before_tool_call` sees the call with its **validated, coerced** arguments and may block
+///   it; it may wait (for a user's approval, say) — an abort cancels the wait and the call
+///   ends as aborted. The first `Block` wins and the remaining hooks are not asked.
+/// - `after_tool_call` sees the result of a call whose tool ran (success or tool error; not
+///   unknown tools, invalid arguments, blocked, skipped or aborted calls) and returns the result
+///   the model gets, possibly rewritten. Hooks are chained: each gets the previous one's result.
+#[async_trait::async_trait]
+pub trait ToolCallHook: Send + Sync {
+    async fn before_tool_call(
+        &self,
+        _call: &ToolCall,
+        _cancel: &CancellationToken,
+    ) -> ToolCallDecision {
+        ToolCallDecision::Allow
+    }
+
+    async fn after_tool_call(
+        &self,
+        _call: &ToolCall,
+        result: ToolResultMessage,
+    ) -> ToolResultMessage {
+        result
+    }
+}

@@ -1,0 +1,73 @@
+//! `arbor-protocol`: the vocabulary every Arbor front end speaks — the events an agent run
+//! reports ([`AgentEvent`]) and the commands a front end sends ([`Command`]).
+//!
+//! Everything is plain serde data tagged `"type"` in snake_case, so the same values travel over
+//! a Tauri channel, as JSON lines on stdout (the CLI's JSON mode), or in an RPC stream.
+//!
+//! **Dependency direction.** DESIGN §1 draws `protocol ← llm`; here it is the other way round on
+//! purpose: messages, content blocks and provider deltas are defined once, in `arbor-llm`, and
+//! the protocol carries them unchanged (`arbor-protocol` depends on `arbor-llm`, not vice versa).
+//!
+//! # Events
+//!
+//! | `type` | fields | when |
+//! |---|---|---|
+//! | `agent_start` | — | a run begins (a prompt, or a continuation) |
+//! | `turn_start` | — | a turn begins: delivered messages, one assistant response, its tool calls |
+//! | `message_start` | `message` | a message begins; user, steering, follow-up and tool-result messages start and end at once; an assistant message starts (nearly) empty |
+//! | `message_update` | `delta` | a provider delta of the streamed assistant message: an [`arbor_llm::AssistantEvent`] (`text_delta`, `thinking_delta`, `tool_call_delta`, `*_start`, `*_end`, or `start` when the provider restarts the message). Fold it into the `message_start` message with [`arbor_llm::AssistantMessage::apply_event`] |
+//! | `message_end` | `message` | the message is complete and appended to the conversation |
+//! | `tool_execution_start` | `tool_call_id`, `tool_name`, `args` | a tool call begins; `args` as the model sent them (before coercion) |
+//! | `tool_execution_update` | `tool_call_id`, `tool_name`, `output` | a chunk of a running tool's live output, in order |
+//! | `tool_execution_end` | `tool_call_id`, `tool_name`, `result` (`content`, `details?`), `is_error` | a tool call finished (in completion order) |
+//! | `turn_end` | `message` (the assistant message), `tool_results` (model order) | the turn is over |
+//! | `agent_end` | `messages` (every message the run added), `status` (`completed`/`aborted`/`failed`), `error?` (an [`arbor_llm::LlmError`], tagged `kind`) | the run is over |
+//!
+//! Messages are [`AgentMessage`]s, tagged `"role"`: `user`, `assistant`, `tool_result` (exactly
+//! as [`arbor_llm::Message`] serializes) or `custom` (app-only messages, `{kind, data}`).
+//!
+//! # Order
+//!
+//! ```text
+//! agent_start
+//!   turn_start
+//!     message_start/message_end          the prompt (and any queued steering or follow-ups)
+//!     message_start                      the assistant message
+//!     message_update*                    its deltas
+//!     message_end                        complete (stop, length, tool_use, error or aborted)
+//!     ( tool_execution_start             one per tool call, in model order
+//!       tool_execution_update*
+//!       tool_execution_end )*            as each finishes
+//!     ( message_start/message_end )*     one tool_result per call, in model order
+//!   turn_end
+//!   turn_start …                         while the model calls tools, or steering/follow-ups arrive
+//! agent_end
+//! ```
+//!
+//! Every tool call of every assistant message gets exactly one `tool_result` message — also
+//! when it was not run (unknown tool, invalid arguments, blocked, skipped, aborted, or cut off
+//! by the output limit): such results have `is_error: true` and a text saying why.
+//!
+//! # Commands
+//!
+//! | `type` | fields | meaning |
+//! |---|---|---|
+//! | `prompt` | `message`, `images?` (`[{data, mime_type}]`, base64) | start a run with a new user message |
+//! | `steer` | `message` | interrupt: delivered after the running tool call(s) finish; calls of the turn not yet started are skipped with an error result |
+//! | `follow_up` | `message` | delivered when the agent would otherwise stop; the run goes on |
+//! | `abort` | — | cancel the stream and every running tool; queued steering/follow-ups are dropped |
+//! | `get_state`, `get_messages` | — | ask for the session's state / conversation |
+//! | `set_model` | `model`, `provider?` | switch model for the next request |
+//! | `set_thinking_level` | `level` (`off`…`high`) | switch thinking level for the next request |
+//! | `new_session` | — | start an empty conversation |
+//!
+//! A [`CommandEnvelope`] adds an optional `id` (RPC clients match responses by it).
+//! Tests snapshot one serialized example of every event and command (`tests/snapshots/`).
+
+pub mod command;
+pub mod event;
+pub mod message;
+
+pub use command::{Command, CommandEnvelope};
+pub use event::{AgentEvent, RunStatus, ToolResult};
+pub use message::{AgentMessage, CustomMessage};

@@ -1,0 +1,207 @@
+//! One serialized example of every event and command, snapshot-tested, plus round trips.
+
+// Helpers outside `#[test]` functions may panic: a broken fixture should fail loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use arbor_llm::{
+    Api, AssistantContent, AssistantEvent, AssistantMessage, ImageContent, JsonObject, LlmError,
+    StopReason, TextContent, ThinkingLevel, ToolCall, ToolResultMessage, UserContent, UserMessage,
+};
+use arbor_protocol::{
+    AgentEvent, AgentMessage, Command, CommandEnvelope, CustomMessage, RunStatus, ToolResult,
+};
+use serde_json::json;
+
+fn args(value: serde_json::Value) -> JsonObject {
+    value.as_object().cloned().unwrap()
+}
+
+fn assistant() -> AssistantMessage {
+    let mut message = AssistantMessage::empty(Api::AnthropicMessages, "anthropic", "claude-x");
+    message.content = vec![
+        AssistantContent::Text(TextContent::new("Reading it.")),
+        AssistantContent::ToolCall(ToolCall {
+            id: "toolu_1".into(),
+            name: "read".into(),
+            arguments: args(json!({"path": "a.txt"})),
+            thought_signature: None,
+            item_id: None,
+        }),
+    ];
+    message.stop_reason = StopReason::ToolUse;
+    message
+}
+
+fn tool_result() -> ToolResultMessage {
+    ToolResultMessage {
+        tool_call_id: "toolu_1".into(),
+        tool_name: "read".into(),
+        content: vec![UserContent::Text(TextContent::new("     1\thello"))],
+        is_error: false,
+        details: Some(json!({"lines": 1})),
+    }
+}
+
+fn every_event() -> Vec<AgentEvent> {
+    let user = AgentMessage::User(UserMessage::text("Read a.txt"));
+    vec![
+        AgentEvent::AgentStart,
+        AgentEvent::TurnStart,
+        AgentEvent::MessageStart {
+            message: user.clone(),
+        },
+        AgentEvent::MessageEnd { message: user },
+        AgentEvent::MessageUpdate {
+            delta: AssistantEvent::TextDelta {
+                content_index: 0,
+                delta: "Read".into(),
+            },
+        },
+        AgentEvent::ToolExecutionStart {
+            tool_call_id: "toolu_1".into(),
+            tool_name: "read".into(),
+            args: args(json!({"path": "a.txt"})),
+        },
+        AgentEvent::ToolExecutionUpdate {
+            tool_call_id: "toolu_1".into(),
+            tool_name: "read".into(),
+            output: "partial output\n".into(),
+        },
+        AgentEvent::ToolExecutionEnd {
+            tool_call_id: "toolu_1".into(),
+            tool_name: "read".into(),
+            result: ToolResult::from(&tool_result()),
+            is_error: false,
+        },
+        AgentEvent::TurnEnd {
+            message: assistant(),
+            tool_results: vec![tool_result()],
+        },
+        AgentEvent::AgentEnd {
+            messages: vec![
+                AgentMessage::Assistant(assistant()),
+                AgentMessage::ToolResult(tool_result()),
+                AgentMessage::Custom(CustomMessage {
+                    kind: "notice".into(),
+                    data: json!({"text": "compacted"}),
+                }),
+            ],
+            status: RunStatus::Failed,
+            error: Some(LlmError::Overloaded {
+                status: Some(529),
+                message: "Overloaded".into(),
+            }),
+        },
+    ]
+}
+
+fn every_command() -> Vec<Command> {
+    vec![
+        Command::Prompt {
+            message: "What is in this picture?".into(),
+            images: vec![ImageContent {
+                data: "iVBORw0KGgo=".into(),
+                mime_type: "image/png".into(),
+            }],
+        },
+        Command::Steer {
+            message: "Stop, use the other file".into(),
+        },
+        Command::FollowUp {
+            message: "Then run the tests".into(),
+        },
+        Command::Abort,
+        Command::GetState,
+        Command::GetMessages,
+        Command::SetModel {
+            model: "gpt-5".into(),
+            provider: Some("openai".into()),
+        },
+        Command::SetThinkingLevel {
+            level: ThinkingLevel::High,
+        },
+        Command::NewSession,
+    ]
+}
+
+#[test]
+fn every_event_serializes_as_documented() {
+    let events = every_event();
+    let kinds: Vec<&str> = events.iter().map(AgentEvent::kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            "agent_start",
+            "turn_start",
+            "message_start",
+            "message_end",
+            "message_update",
+            "tool_execution_start",
+            "tool_execution_update",
+            "tool_execution_end",
+            "turn_end",
+            "agent_end"
+        ]
+    );
+    for event in &events {
+        let value = serde_json::to_value(event).unwrap();
+        assert_eq!(value["type"], event.kind());
+        let back: AgentEvent = serde_json::from_value(value).unwrap();
+        assert_eq!(&back, event);
+    }
+    insta::assert_json_snapshot!("events", events);
+}
+
+#[test]
+fn every_command_serializes_as_documented() {
+    let commands = every_command();
+    for command in &commands {
+        let value = serde_json::to_value(command).unwrap();
+        assert_eq!(value["type"], command.kind());
+        let back: Command = serde_json::from_value(value).unwrap();
+        assert_eq!(&back, command);
+    }
+    insta::assert_json_snapshot!("commands", commands);
+}
+
+#[test]
+fn commands_parse_from_the_json_lines_front_ends_send() {
+    let prompt: Command = serde_json::from_str(r#"{"type":"prompt","message":"hi"}"#).unwrap();
+    assert_eq!(
+        prompt,
+        Command::Prompt {
+            message: "hi".into(),
+            images: vec![]
+        }
+    );
+    let abort: Command = serde_json::from_str(r#"{"type":"abort"}"#).unwrap();
+    assert_eq!(abort, Command::Abort);
+    let envelope: CommandEnvelope =
+        serde_json::from_str(r#"{"id":"7","type":"follow_up","message":"more"}"#).unwrap();
+    assert_eq!(envelope.id.as_deref(), Some("7"));
+    assert_eq!(
+        envelope.command,
+        Command::FollowUp {
+            message: "more".into()
+        }
+    );
+    assert!(serde_json::from_str::<Command>(r#"{"type":"dance"}"#).is_err());
+}
+
+#[test]
+fn agent_messages_serialize_like_llm_messages() {
+    let llm = arbor_llm::Message::ToolResult(tool_result());
+    let agent = AgentMessage::from(llm.clone());
+    assert_eq!(
+        serde_json::to_value(&agent).unwrap(),
+        serde_json::to_value(&llm).unwrap()
+    );
+    assert_eq!(agent.as_llm(), Some(llm));
+    assert_eq!(agent.role(), "tool_result");
+    let custom = AgentMessage::Custom(CustomMessage {
+        kind: "notice".into(),
+        data: json!(1),
+    });
+    assert_eq!(serde_json::to_value(&custom).unwrap()["role"], "custom");
+    assert_eq!(custom.as_llm(), None);
+}
