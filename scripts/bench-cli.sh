@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# CLI benchmarks (issue budgets in DESIGN.md §12): `arbor --version` cold start, and wall time and
-# peak memory of one `arbor -p` turn against the loopback mock provider. Release builds.
+# CLI benchmarks (budgets in DESIGN.md §12): `arbor --version` cold start, and wall time and peak
+# memory of `arbor -p` against the loopback mock provider: one turn without tools, and a two-turn
+# run (one `read` tool call, then the answer). Release builds.
 # Prints plain numbers; nothing here is asserted. Usage: scripts/bench-cli.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,24 +16,36 @@ fi
 cargo build --release --quiet -p arbor-cli -p arbor-test-support
 bin="$CARGO_TARGET_DIR/release"
 work=$(mktemp -d)
-trap 'kill $mock_pid 2>/dev/null || true; rm -rf "$work"' EXIT
 
-# One scripted answer per run, plus hyperfine's warm-up runs.
-python3 - "$work/script.json" $((runs * 3 + 10)) <<'PY'
+# Script files: one answer per run, and a two-turn run (a `read` tool call, then an answer).
+python3 - "$work" $((runs * 3 + 10)) <<'PY'
 import json, sys
-turn = {"stream": {"steps": [{"text": "The answer is 42. " * 20},
-                             {"usage": {"input": 50, "output": 90}}]}}
-json.dump({"turns": [turn] * int(sys.argv[2])}, open(sys.argv[1], "w"))
+work, n = sys.argv[1], int(sys.argv[2])
+answer = {"stream": {"steps": [{"text": "The answer is 42. " * 20},
+                               {"usage": {"input": 50, "output": 90}}]}}
+read = {"stream": {"steps": [{"tool_call": {"name": "read", "arguments": {"path": "Cargo.toml"}}}]}}
+json.dump({"turns": [answer] * n}, open(f"{work}/one.json", "w"))
+json.dump({"turns": [read, answer] * n}, open(f"{work}/two.json", "w"))
 PY
-"$bin/arbor-mock-provider" --script "$work/script.json" > "$work/url" &
-mock_pid=$!
-for _ in $(seq 50); do [ -s "$work/url" ] && break; sleep 0.1; done
-url=$(head -n1 "$work/url")
-prompt=(-p --api anthropic-messages --base-url "$url" --model bench --api-key k "what is the answer?")
+mock_pids=()
+trap 'kill "${mock_pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
+for name in one two; do
+  "$bin/arbor-mock-provider" --script "$work/$name.json" > "$work/$name.url" &
+  mock_pids+=($!)
+done
+for name in one two; do
+  for _ in $(seq 50); do [ -s "$work/$name.url" ] && break; sleep 0.1; done
+done
+one=$(head -n1 "$work/one.url")
+two=$(head -n1 "$work/two.url")
+common=(--api anthropic-messages --model bench --api-key k)
 
 echo "== arbor --version (cold start)"
 hyperfine -N --warmup 3 --runs "$runs" "$bin/arbor --version" 2>&1 | grep -E 'Time|Range'
-echo "== arbor -p, one turn against the mock ($url)"
-hyperfine -N --warmup 3 --runs "$runs" "$bin/arbor ${prompt[*]@Q}" 2>&1 | grep -E 'Time|Range' || true
-echo "== peak memory (max RSS) of arbor -p, one turn"
-/usr/bin/time -f "%M KiB max RSS, %e s wall" "$bin/arbor" "${prompt[@]}" > /dev/null
+echo "== arbor -p --no-tools, one turn against the mock"
+hyperfine -N --warmup 3 --runs "$runs" "$bin/arbor -p --no-tools ${common[*]} --base-url $one hello" 2>&1 | grep -E 'Time|Range'
+echo "== arbor -p, two turns: a read tool call, then the answer"
+hyperfine -N --warmup 3 --runs "$runs" "$bin/arbor -p ${common[*]} --base-url $two summarize" 2>&1 | grep -E 'Time|Range'
+echo "== peak memory (max RSS)"
+/usr/bin/time -f "one turn:  %M KiB max RSS, %e s wall" "$bin/arbor" -p --no-tools "${common[@]}" --base-url "$one" hello > /dev/null
+/usr/bin/time -f "two turns: %M KiB max RSS, %e s wall" "$bin/arbor" -p "${common[@]}" --base-url "$two" summarize > /dev/null

@@ -19,8 +19,16 @@ pub struct Cli {
     #[arg(short = 'p', long = "print")]
     pub print: bool,
 
+    /// Output mode: text (default), json (one JSON event per line; reads JSON commands on stdin
+    /// when no prompt is given), or rpc (JSON commands with ids on stdin, responses and events out).
+    #[arg(long, value_enum, default_value_t = Mode::Text)]
+    pub mode: Mode,
+
     #[command(flatten)]
     pub model: ModelArgs,
+
+    #[command(flatten)]
+    pub agent: AgentArgs,
 
     /// Work in this directory instead of the current one.
     #[arg(short = 'C', long = "cwd", value_name = "DIR", global = true)]
@@ -35,7 +43,7 @@ pub struct Cli {
     pub prompts: Vec<String>,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct ModelArgs {
     /// The provider, from the catalogue (see `arbor models`).
     #[arg(long, value_name = "NAME")]
@@ -61,6 +69,37 @@ pub struct ModelArgs {
     /// How hard the model thinks: off, minimal, low, medium or high.
     #[arg(long, value_name = "LEVEL", default_value = "off")]
     pub thinking: arbor_llm::ThinkingLevel,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    Text,
+    Json,
+    Rpc,
+}
+
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// The tools the model may use, comma-separated.
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "read,write,edit,bash,ls,grep,find",
+        conflicts_with = "no_tools"
+    )]
+    pub tools: String,
+
+    /// Offer the model no tools at all.
+    #[arg(long)]
+    pub no_tools: bool,
+
+    /// Replace the built-in system prompt (context files, date and directory still follow).
+    #[arg(long, value_name = "TEXT")]
+    pub system_prompt: Option<String>,
+
+    /// Add text to the end of the system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub append_system_prompt: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -112,6 +151,8 @@ mod tests {
         assert_eq!(cli.prompts, ["one", "two"]);
         assert_eq!(cli.model.api, Some(arbor_llm::Api::OpenAiCompletions));
         assert_eq!(cli.model.thinking, arbor_llm::ThinkingLevel::High);
+        assert_eq!(cli.mode, Mode::Text);
+        assert!(!cli.agent.no_tools);
     }
 
     #[test]
@@ -120,6 +161,8 @@ mod tests {
             &["arbor", "-p", "--thinking", "max", "x"][..],
             &["arbor", "-p", "--api", "smoke", "x"][..],
             &["arbor", "--no-such-flag"][..],
+            &["arbor", "--mode", "xml"][..],
+            &["arbor", "--no-tools", "--tools", "read"][..],
         ] {
             let error = Cli::try_parse_from(args).unwrap_err();
             assert_eq!(error.exit_code(), 2, "{args:?}");

@@ -1,21 +1,27 @@
 //! `arbor`: the command-line front end of the Arbor coding agent.
 //!
-//! Exit status: 0 on success, 1 when the provider or the setup fails (one clear line on stderr),
-//! 2 for usage errors, 130 when interrupted.
+//! Modes: interactive (no prompt, on a terminal), print (`-p`, or prompts given), `--mode json`
+//! and `--mode rpc`. Exit status: 0 on success, 1 when the provider or the setup fails (one clear
+//! line on stderr), 2 for usage errors, 130 when interrupted.
 
 mod args;
 mod config;
+mod interactive;
+mod json_mode;
+mod jsonl;
 mod models;
 mod print_mode;
+mod render;
+mod rpc_mode;
 mod selection;
-
-use std::process::ExitCode;
+mod session;
 
 use std::io::{IsTerminal, Read};
+use std::process::ExitCode;
 
 use clap::Parser;
 
-use args::{Cli, Command};
+use args::{Cli, Command, Mode};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -34,64 +40,71 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .map_err(|error| anyhow::anyhow!("cannot work in {}: {error}", dir.display()))?;
     }
     let data_dir = config::data_dir(cli.data_dir.as_deref())?;
-    match cli.command {
-        Some(Command::Models { provider }) => {
-            let catalog = config::load_catalog(&data_dir)?;
-            models::print(&catalog, provider.as_deref(), &mut std::io::stdout().lock())?;
-            Ok(ExitCode::SUCCESS)
-        }
-        None if cli.print => {
-            let mut prompts = cli.prompts;
-            let mut stdin = std::io::stdin();
-            if !stdin.is_terminal() {
-                // Piped input is the first prompt (`git diff | arbor -p "review this"`).
-                let mut piped = String::new();
-                stdin
-                    .read_to_string(&mut piped)
-                    .map_err(|error| anyhow::anyhow!("cannot read standard input: {error}"))?;
-                // Joined with the first argument into one message, so `… | arbor -p "review
-                // this"` is one request that shows the model both, not two turns.
-                if !piped.trim().is_empty() {
-                    match prompts.first_mut() {
-                        Some(first) => *first = format!("{}\n\n{first}", piped.trim_end()),
-                        None => prompts.push(piped),
-                    }
-                }
-            }
-            if prompts.is_empty() {
-                return usage("-p needs a prompt: arbor -p \"your question\" (or pipe text in)");
-            }
-            let catalog = config::load_catalog(&data_dir)?;
-            let selection =
-                match selection::select(&catalog, &cli.model, |name| std::env::var(name).ok()) {
-                    Ok(selection) => selection,
-                    // A provider or model that does not exist is a mistake on the command line.
-                    Err(selection::SelectionError::Catalog(error)) => {
-                        return usage(&error.to_string())
-                    }
-                    Err(error) => return Err(error.into()),
-                };
-            // An ad-hoc endpoint (`--api` + `--base-url`) is uncatalogued by design: no note.
-            if !selection.catalogued && selection.model.provider != "custom" {
-                eprintln!(
-                    "arbor: note: {}/{} is not in the catalogue; its limits are guessed and its cost is not counted",
-                    selection.model.provider, selection.model.id
-                );
-            }
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()?;
-            runtime.block_on(print_mode::run(print_mode::PrintRun {
-                selection,
-                thinking: cli.model.thinking,
-                prompts,
-            }))
-        }
-        None => usage(
-            "interactive mode is not built yet: pass -p with a prompt, for example `arbor -p \"hello\"`",
-        ),
+    if let Some(Command::Models { provider }) = &cli.command {
+        let catalog = config::load_catalog(&data_dir)?;
+        models::print(&catalog, provider.as_deref(), &mut std::io::stdout().lock())?;
+        return Ok(ExitCode::SUCCESS);
     }
+
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let mut prompts = cli.prompts.clone();
+    // Piped input joins the first prompt (`git diff | arbor -p "review this"`) in text mode; in
+    // JSON and RPC modes stdin carries commands instead.
+    if cli.mode == Mode::Text && !std::io::stdin().is_terminal() {
+        let mut piped = String::new();
+        std::io::stdin()
+            .read_to_string(&mut piped)
+            .map_err(|error| anyhow::anyhow!("cannot read standard input: {error}"))?;
+        if !piped.trim().is_empty() {
+            match prompts.first_mut() {
+                Some(first) => *first = format!("{}\n\n{first}", piped.trim_end()),
+                None => prompts.push(piped),
+            }
+        }
+    }
+    let interactive = cli.mode == Mode::Text && !cli.print && prompts.is_empty() && terminal;
+    if cli.mode == Mode::Text && !interactive && prompts.is_empty() {
+        return usage("-p needs a prompt: arbor -p \"your question\" (or pipe text in)");
+    }
+
+    let catalog = config::load_catalog(&data_dir)?;
+    let selection = match selection::select(&catalog, &cli.model, |name| std::env::var(name).ok()) {
+        Ok(selection) => selection,
+        // A provider or model that does not exist is a mistake on the command line.
+        Err(selection::SelectionError::Catalog(error)) => return usage(&error.to_string()),
+        Err(error) => return Err(error.into()),
+    };
+    // An ad-hoc endpoint (`--api` + `--base-url`) is uncatalogued by design: no note.
+    if !selection.catalogued && selection.model.provider != "custom" {
+        eprintln!(
+            "arbor: note: {}/{} is not in the catalogue; its limits are guessed and its cost is not counted",
+            selection.model.provider, selection.model.id
+        );
+    }
+    let cwd = std::env::current_dir()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let session = match session::start(selection, cli.model.thinking, &cli.agent, &cwd) {
+            Ok(session) => session,
+            Err(session::SessionError::Tools(error)) => return usage(&error.to_string()),
+            Err(error) => return Err(error.into()),
+        };
+        let resolver = rpc_mode::ModelResolver {
+            catalog,
+            base: cli.model.clone(),
+        };
+        match cli.mode {
+            Mode::Json => json_mode::run(session, prompts).await,
+            Mode::Rpc => rpc_mode::run(session, resolver).await,
+            Mode::Text if interactive => {
+                interactive::run(session, resolver, data_dir.join("history.txt")).await
+            }
+            Mode::Text => print_mode::run(session, prompts).await,
+        }
+    })
 }
 
 fn usage(message: &str) -> anyhow::Result<ExitCode> {

@@ -1,122 +1,102 @@
-//! `arbor -p`: send each prompt in turn, print the final answer.
+//! `arbor -p`: send each prompt in turn to the coding agent (tools included), print the final
+//! answer.
 //!
 //! The answer goes to stdout, streamed as it arrives when stdout is a terminal and written once
 //! at the end otherwise (so a pipe gets exactly the answer). Failures are one line on stderr.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-use arbor_llm::client::LlmClient;
-use arbor_llm::{
-    AssistantEvent, AssistantMessage, Context, LlmError, Message, RequestOptions, StopReason,
-    ThinkingLevel, UserMessage,
-};
-use tokio_util::sync::CancellationToken;
+use arbor_llm::{AssistantEvent, LlmError, StopReason};
+use arbor_protocol::{AgentEvent, AgentMessage, RunStatus};
 
 use crate::selection::Selection;
+use crate::session::AgentSession;
 
-const SYSTEM_PROMPT: &str = "You are Arbor, a coding assistant. Answer concisely and precisely.";
-
-pub struct PrintRun {
-    pub selection: Selection,
-    pub thinking: ThinkingLevel,
-    pub prompts: Vec<String>,
-}
-
-pub async fn run(run: PrintRun) -> anyhow::Result<ExitCode> {
-    let client = LlmClient::new()?.on_retry(|notice| {
-        eprintln!(
-            "arbor: {} — retrying in {:.1}s (attempt {})",
-            notice.error.class(),
-            notice.delay.as_secs_f64(),
-            notice.attempt
-        );
-    });
-    let options = RequestOptions {
-        api_key: run.selection.api_key.clone(),
-        thinking: run.thinking,
-        ..RequestOptions::default()
-    };
-    let cancel = CancellationToken::new();
-    let interrupted = cancel.clone();
+pub async fn run(session: AgentSession, prompts: Vec<String>) -> anyhow::Result<ExitCode> {
+    let agent = session.agent.clone();
+    let interrupted = agent.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            interrupted.cancel();
+            interrupted.abort();
         }
     });
 
-    let stream_to_terminal = std::io::stdout().is_terminal();
-    let mut context = Context {
-        system_prompt: Some(SYSTEM_PROMPT.to_owned()),
-        messages: Vec::new(),
-        tools: Vec::new(),
-    };
-    let last = run.prompts.len().saturating_sub(1);
-    let mut answer = None;
-    for (index, prompt) in run.prompts.iter().enumerate() {
-        context
-            .messages
-            .push(Message::User(UserMessage::text(prompt.clone())));
-        let live = stream_to_terminal && index == last;
-        let mut stream = client.stream(&run.selection.model, &context, &options, cancel.clone());
-        let mut outcome = None;
-        while let Some(event) = stream.next().await {
-            match event {
-                AssistantEvent::TextDelta { delta, .. } if live => {
+    // Live text only for the last prompt's run, and only on a terminal.
+    let live = Arc::new(AtomicBool::new(false));
+    let streamed_any = Arc::new(AtomicBool::new(false));
+    if std::io::stdout().is_terminal() {
+        let (live, streamed_any) = (live.clone(), streamed_any.clone());
+        agent.subscribe(move |event| {
+            if let AgentEvent::MessageUpdate {
+                delta: AssistantEvent::TextDelta { delta, .. },
+            } = event
+            {
+                if live.load(Ordering::Relaxed) {
                     let mut stdout = std::io::stdout().lock();
-                    stdout.write_all(delta.as_bytes())?;
-                    stdout.flush()?;
+                    let _ = stdout.write_all(delta.as_bytes());
+                    let _ = stdout.flush();
+                    streamed_any.store(true, Ordering::Relaxed);
                 }
-                AssistantEvent::Done { message } => outcome = Some(Ok(message)),
-                AssistantEvent::Error { message, error } => outcome = Some(Err((message, error))),
-                _ => {}
             }
-        }
-        match outcome {
-            Some(Ok(message)) => {
-                if message.stop_reason == StopReason::Length {
-                    eprintln!(
-                        "arbor: the answer was cut off at the model's output limit ({} tokens)",
-                        run.selection.model.max_output_tokens
-                    );
+        });
+    }
+
+    let last = prompts.len().saturating_sub(1);
+    let mut answer = String::new();
+    for (index, prompt) in prompts.into_iter().enumerate() {
+        live.store(index == last, Ordering::Relaxed);
+        let outcome = agent.prompt(prompt, Vec::new()).await?;
+        match outcome.status {
+            RunStatus::Completed => {
+                let final_message = outcome
+                    .messages
+                    .iter()
+                    .rev()
+                    .find_map(AgentMessage::as_assistant);
+                if let Some(message) = final_message {
+                    if message.stop_reason == StopReason::Length {
+                        eprintln!(
+                            "arbor: the answer was cut off at the model's output limit ({} tokens)",
+                            session.selection.model.max_output_tokens
+                        );
+                    }
+                    answer = message.text();
                 }
-                context.messages.push(Message::Assistant(message.clone()));
-                answer = Some((message, live));
             }
-            Some(Err((_, LlmError::Aborted))) => {
-                if live {
-                    println!();
-                }
+            RunStatus::Aborted => {
+                finish_line(&streamed_any);
                 eprintln!("arbor: interrupted");
                 return Ok(ExitCode::from(130));
             }
-            Some(Err((partial, error))) => {
-                if live && !partial.text().is_empty() {
-                    println!();
-                }
-                eprintln!("arbor: {}", failure_line(&run.selection, &error));
+            RunStatus::Failed => {
+                finish_line(&streamed_any);
+                let error = outcome.error.unwrap_or(LlmError::Provider {
+                    message: "the run failed without an error message".into(),
+                });
+                eprintln!("arbor: {}", failure_line(&session.selection, &error));
                 return Ok(ExitCode::from(1));
             }
-            None => anyhow::bail!("the model's stream ended without a result"),
         }
     }
 
-    if let Some((message, streamed)) = answer {
-        print_answer(&message, streamed)?;
+    let mut stdout = std::io::stdout().lock();
+    if !streamed_any.load(Ordering::Relaxed) {
+        stdout.write_all(answer.as_bytes())?;
     }
+    if !answer.ends_with('\n') {
+        stdout.write_all(b"\n")?;
+    }
+    stdout.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_answer(message: &AssistantMessage, streamed: bool) -> std::io::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    let text = message.text();
-    if !streamed {
-        stdout.write_all(text.as_bytes())?;
+fn finish_line(streamed_any: &AtomicBool) {
+    if streamed_any.load(Ordering::Relaxed) {
+        println!();
     }
-    if !text.ends_with('\n') {
-        stdout.write_all(b"\n")?;
-    }
-    stdout.flush()
 }
 
 /// One line that names the provider and model, the error class and what to do.

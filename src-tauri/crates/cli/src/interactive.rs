@@ -1,0 +1,277 @@
+//! Interactive mode: a line editor (history, Alt+Enter or a trailing `\` for multi-line input),
+//! streamed answers with colour, tool calls with live output, tokens and cost after each turn.
+//! Enter while the agent works queues a steer; Ctrl+C aborts the turn, twice exits.
+//!
+//! The editor runs on its own thread (it blocks on the terminal); everything the agent prints
+//! goes through the editor's external printer so it appears above the input line.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use arbor_agent::Agent;
+use arbor_llm::ThinkingLevel;
+use rustyline::error::ReadlineError;
+use rustyline::validate::{ValidationContext, ValidationResult, Validator};
+use rustyline::{
+    Cmd, Completer, Editor, EventHandler, ExternalPrinter, Helper, Highlighter, Hinter, KeyCode,
+    KeyEvent, Modifiers,
+};
+use tokio::sync::mpsc;
+
+use crate::render::{Renderer, Style};
+use crate::rpc_mode::ModelResolver;
+use crate::session::{self, AgentSession};
+use crate::{args::ModelArgs, selection};
+
+const HELP: &str = "Commands:
+  /help                 this help
+  /model [PROVIDER/ID]  show or change the model
+  /thinking [LEVEL]     show or set thinking: off, minimal, low, medium, high
+  /new                  start a new conversation
+  /quit                 leave (also Ctrl+D, or Ctrl+C twice)
+Enter sends; Alt+Enter or a trailing \\ adds a line. Enter while the agent works steers it.";
+
+enum Input {
+    Line(String),
+    Interrupted,
+    End,
+}
+
+/// A trailing backslash continues the input on the next line.
+#[derive(Completer, Helper, Highlighter, Hinter)]
+struct ContinuationValidator;
+
+impl Validator for ContinuationValidator {
+    fn validate(&self, context: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
+        Ok(if context.input().ends_with('\\') {
+            ValidationResult::Incomplete
+        } else {
+            ValidationResult::Valid(None)
+        })
+    }
+}
+
+/// Collects rendered text and hands whole lines to the editor's printer.
+struct LinePrinter {
+    printer: Box<dyn ExternalPrinter + Send>,
+    pending: String,
+}
+
+impl std::io::Write for LinePrinter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.pending.push_str(&String::from_utf8_lossy(bytes));
+        while let Some(end) = self.pending.find('\n') {
+            let line: String = self.pending.drain(..=end).collect();
+            self.printer
+                .print(line.trim_end_matches('\n').to_owned())
+                .map_err(std::io::Error::other)?;
+        }
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+pub async fn run(
+    mut session: AgentSession,
+    resolver: ModelResolver,
+    history: PathBuf,
+) -> anyhow::Result<ExitCode> {
+    let mut editor: Editor<ContinuationValidator, rustyline::history::DefaultHistory> =
+        Editor::new()?;
+    editor.set_helper(Some(ContinuationValidator));
+    editor.bind_sequence(
+        KeyEvent(KeyCode::Enter, Modifiers::ALT),
+        EventHandler::Simple(Cmd::Newline),
+    );
+    let _ = editor.load_history(&history);
+    let printer = editor.create_external_printer()?;
+    let out = Arc::new(Mutex::new(LinePrinter {
+        printer: Box::new(printer),
+        pending: String::new(),
+    }));
+    let style = Style { color: true };
+
+    let renderer = Arc::new(Mutex::new(Renderer::new(style)));
+    {
+        let (renderer, out) = (renderer.clone(), out.clone());
+        session.agent.subscribe(move |event| {
+            let (Ok(mut renderer), Ok(mut out)) = (renderer.lock(), out.lock()) else {
+                return;
+            };
+            let _ = renderer.render(event, &mut *out);
+        });
+    }
+
+    // Printed before the editor starts: the external printer shows text only while it reads.
+    println!(
+        "Arbor {} · {}/{} · {} · /help for commands",
+        env!("CARGO_PKG_VERSION"),
+        session.selection.model.provider,
+        session.selection.model.id,
+        session.cwd.display()
+    );
+    let busy = Arc::new(AtomicBool::new(false));
+    let (inputs, mut input) = mpsc::unbounded_channel();
+    spawn_editor(editor, history, busy.clone(), inputs);
+
+    let mut last_interrupt: Option<Instant> = None;
+    while let Some(event) = input.recv().await {
+        busy.store(session.agent.is_streaming(), Ordering::Relaxed);
+        match event {
+            Input::End => break,
+            Input::Interrupted => {
+                if session.agent.is_streaming() {
+                    session.agent.abort();
+                    say(&out, "(aborted)");
+                } else if last_interrupt.is_some_and(|at| at.elapsed() < Duration::from_secs(2)) {
+                    break;
+                } else {
+                    last_interrupt = Some(Instant::now());
+                    say(&out, "(press Ctrl+C again to exit)");
+                }
+            }
+            Input::Line(line) => {
+                let text = line.trim();
+                if text.is_empty() {
+                    continue;
+                }
+                if let Some(command) = text.strip_prefix('/') {
+                    if !slash_command(command, &mut session, &resolver, &out) {
+                        break;
+                    }
+                } else if session.agent.is_streaming() {
+                    session.agent.steer(text);
+                    say(
+                        &out,
+                        "(steering: delivered after the running tool finishes)",
+                    );
+                } else {
+                    start_prompt(&session.agent, text.to_owned(), busy.clone(), out.clone());
+                }
+            }
+        }
+    }
+    if session.agent.is_streaming() {
+        session.agent.abort();
+        session.agent.wait_for_idle().await;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn say(out: &Arc<Mutex<LinePrinter>>, text: &str) {
+    if let Ok(mut out) = out.lock() {
+        let _ = std::io::Write::write_all(&mut *out, format!("{text}\n").as_bytes());
+    }
+}
+
+fn start_prompt(agent: &Agent, text: String, busy: Arc<AtomicBool>, out: Arc<Mutex<LinePrinter>>) {
+    busy.store(true, Ordering::Relaxed);
+    let agent = agent.clone();
+    tokio::spawn(async move {
+        if let Err(error) = agent.prompt(text, Vec::new()).await {
+            say(&out, &format!("arbor: {error}"));
+        }
+        busy.store(false, Ordering::Relaxed);
+    });
+}
+
+fn spawn_editor(
+    mut editor: Editor<ContinuationValidator, rustyline::history::DefaultHistory>,
+    history: PathBuf,
+    busy: Arc<AtomicBool>,
+    inputs: mpsc::UnboundedSender<Input>,
+) {
+    std::thread::spawn(move || loop {
+        let prompt = if busy.load(Ordering::Relaxed) {
+            "steer› "
+        } else {
+            "› "
+        };
+        let event = match editor.readline(prompt) {
+            Ok(line) => {
+                let _ = editor.add_history_entry(line.as_str());
+                let _ = editor.append_history(&history);
+                Input::Line(line.replace("\\\n", "\n"))
+            }
+            Err(ReadlineError::Interrupted) => Input::Interrupted,
+            Err(_) => Input::End,
+        };
+        let end = matches!(event, Input::End);
+        if inputs.send(event).is_err() || end {
+            return;
+        }
+    });
+}
+
+/// Runs a slash command; `false` means leave.
+fn slash_command(
+    command: &str,
+    session: &mut AgentSession,
+    resolver: &ModelResolver,
+    out: &Arc<Mutex<LinePrinter>>,
+) -> bool {
+    let (name, argument) = command
+        .split_once(' ')
+        .map(|(n, a)| (n, a.trim()))
+        .unwrap_or((command, ""));
+    match name {
+        "quit" | "exit" | "q" => return false,
+        "help" => say(out, HELP),
+        "new" => match session.agent.clear_messages() {
+            Ok(()) => say(out, "(new conversation)"),
+            Err(error) => say(
+                out,
+                &format!("{error}: press Ctrl+C to abort the run first"),
+            ),
+        },
+        "thinking" if argument.is_empty() => {
+            say(out, &format!("thinking: {}", session.thinking.as_str()))
+        }
+        "thinking" => match argument.parse::<ThinkingLevel>() {
+            Ok(level) => {
+                session.agent.set_thinking_level(level);
+                session.thinking = level;
+                say(out, &format!("thinking: {}", level.as_str()));
+            }
+            Err(error) => say(out, &error),
+        },
+        "model" if argument.is_empty() => {
+            let model = &session.selection.model;
+            say(
+                out,
+                &format!(
+                    "model: {}/{} (change with /model PROVIDER/ID)",
+                    model.provider, model.id
+                ),
+            );
+        }
+        "model" => {
+            let args = ModelArgs {
+                provider: None,
+                model: Some(argument.to_owned()),
+                ..resolver.base.clone()
+            };
+            match selection::select(&resolver.catalog, &args, |name| std::env::var(name).ok()) {
+                Ok(selection) => {
+                    session.agent.set_model(selection.model.clone());
+                    session
+                        .agent
+                        .set_request_options(session::request_options(&selection));
+                    say(
+                        out,
+                        &format!("model: {}/{}", selection.model.provider, selection.model.id),
+                    );
+                    session.selection = selection;
+                }
+                Err(error) => say(out, &error.to_string()),
+            }
+        }
+        other => say(out, &format!("unknown command /{other}; /help lists them")),
+    }
+    true
+}

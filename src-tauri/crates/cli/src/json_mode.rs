@@ -1,0 +1,114 @@
+//! `--mode json`: a header line, then every agent event as one JSON object per line.
+//!
+//! With prompt arguments they are sent in order and the process exits like `-p` does. Without,
+//! commands are read as JSON lines on stdin — `{"type":"prompt","message":"…"}`,
+//! `{"type":"steer","message":"…"}`, `{"type":"follow_up","message":"…"}`, `{"type":"abort"}` —
+//! until stdin closes and the agent is idle. A line that is not a command gets an error line and
+//! the process keeps going.
+
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use arbor_agent::Agent;
+use arbor_protocol::{Command, RunStatus};
+use serde_json::json;
+use tokio::io::AsyncBufReadExt;
+
+use crate::jsonl::{header, parse_error, LineWriter};
+use crate::session::AgentSession;
+
+pub async fn run(session: AgentSession, prompts: Vec<String>) -> anyhow::Result<ExitCode> {
+    let (writer, writer_task) = LineWriter::start();
+    writer.send(&header(&session));
+    let subscription = writer.forward_events(&session.agent);
+    let agent = session.agent.clone();
+
+    let last_status = Arc::new(Mutex::new(None));
+    if prompts.is_empty() {
+        let runs = read_commands(&agent, &writer, &last_status).await?;
+        for run in runs {
+            let _ = run.await;
+        }
+        agent.wait_for_idle().await;
+    } else {
+        let interrupted = agent.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                interrupted.abort();
+            }
+        });
+        for prompt in prompts {
+            let outcome = agent.prompt(prompt, Vec::new()).await?;
+            record(&last_status, outcome.status);
+            if outcome.status != RunStatus::Completed {
+                break;
+            }
+        }
+    }
+    drop(writer);
+    agent.unsubscribe(subscription);
+    let _ = writer_task.await;
+    let status = *last_status
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    Ok(exit_code(status))
+}
+
+pub fn exit_code(status: Option<RunStatus>) -> ExitCode {
+    match status {
+        None | Some(RunStatus::Completed) => ExitCode::SUCCESS,
+        Some(RunStatus::Failed) => ExitCode::from(1),
+        Some(RunStatus::Aborted) => ExitCode::from(130),
+    }
+}
+
+fn record(last: &Mutex<Option<RunStatus>>, status: RunStatus) {
+    *last.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(status);
+}
+
+async fn read_commands(
+    agent: &Agent,
+    writer: &LineWriter,
+    last_status: &Arc<Mutex<Option<RunStatus>>>,
+) -> anyhow::Result<Vec<tokio::task::JoinHandle<()>>> {
+    let mut runs = Vec::new();
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    while let Some(line) = lines.next_line().await? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let command = match serde_json::from_str::<Command>(&line) {
+            Ok(command) => command,
+            Err(error) => {
+                writer.send(&parse_error(&line, &error));
+                continue;
+            }
+        };
+        match command {
+            Command::Prompt { message, images } => {
+                if agent.is_streaming() {
+                    writer.send(&json!({"type": "error", "command": "prompt",
+                        "message": "the agent is busy; send steer or follow_up, or abort first"}));
+                    continue;
+                }
+                let (agent, writer, last) = (agent.clone(), writer.clone(), last_status.clone());
+                runs.push(tokio::spawn(async move {
+                    match agent.prompt(message, images).await {
+                        Ok(outcome) => record(&last, outcome.status),
+                        Err(error) => writer.send(&json!({"type": "error", "command": "prompt", "message": error.to_string()})),
+                    }
+                }));
+                // Let the run mark the agent busy before the next line is read.
+                tokio::task::yield_now().await;
+            }
+            Command::Steer { message } => agent.steer(message),
+            Command::FollowUp { message } => agent.follow_up(message),
+            Command::Abort => {
+                agent.abort();
+            }
+            other => writer.send(&json!({"type": "error", "command": other.kind(),
+                "message": format!("`{}` is an RPC command: use --mode rpc", other.kind())})),
+        }
+    }
+    Ok(runs)
+}

@@ -1,0 +1,27 @@
+//! `arbor-coding`: the coding agent's built-in tools and its system prompt (see
+//! `../shared/DESIGN.md` §6).
+//!
+//! Each tool is a struct implementing [`arbor_agent::AgentTool`], built over a [`Workspace`]
+//! (the working directory plus the [`FileTracker`] that `read`, `write` and `edit` share, so `edit`
+//! can tell the model when a file changed on disk since it was last read).
+//!
+//! Module map:
+//! - [`workspace`]: [`Workspace`] and [`FileTracker`].
+//! - [`tools`]: [`builtin_tools`] and one module per tool — `read`, `write`, `edit` (matching,
+//!   applying, diff), `bash` (process group, output log), `ls`, `grep`, `find` — plus the shared
+//!   helpers `paths` (resolving paths the model gives), `truncate` (caps and their notices), `atomic`
+//!   (temp file + rename) and `args` (typed arguments, errors that name the field).
+//! - [`system_prompt`]: the system prompt: tools with guidance, `AGENTS.md`/`CLAUDE.md` context
+//!   files, custom and appended text, date and working directory.
+
+pub mod system_prompt;
+pub mod tools;
+pub mod workspace;
+
+pub use system_prompt::{
+    build_system_prompt, load_context_files, today_utc, ContextFile, SystemPromptOptions,
+};
+pub use tools::{
+    builtin_tools, parse_tool_list, BuiltinToolOptions, BuiltinToolsError, DEFAULT_TOOLS,
+};
+pub use workspace::{FileTracker, Workspace};

@@ -1,0 +1,98 @@
+//! The built-in tools and the constructor that picks the enabled ones.
+
+mod args;
+mod atomic;
+pub mod bash;
+pub mod edit;
+pub mod find;
+pub mod grep;
+pub mod ls;
+mod paths;
+pub mod read;
+mod truncate;
+mod walk;
+pub mod write;
+
+use std::sync::Arc;
+
+use arbor_agent::AgentTool;
+
+use crate::workspace::Workspace;
+
+pub use bash::BashTool;
+pub use edit::EditTool;
+pub use find::FindTool;
+pub use grep::GrepTool;
+pub use ls::LsTool;
+pub use read::ReadTool;
+pub use truncate::{MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
+pub use write::WriteTool;
+
+/// The tools enabled when nothing else is asked for, in the order they are offered to the model.
+pub const DEFAULT_TOOLS: &[&str] = &["read", "write", "edit", "bash", "ls", "grep", "find"];
+
+/// Which built-in tools to build, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuiltinToolOptions {
+    /// Tool names, in order; duplicates are ignored. Empty means no tools.
+    pub names: Vec<String>,
+    /// Whether the model accepts images: `read` returns PNG/JPEG/GIF/WebP files as image blocks
+    /// only then, and a clear error otherwise.
+    pub accepts_images: bool,
+}
+
+impl Default for BuiltinToolOptions {
+    fn default() -> Self {
+        Self {
+            names: DEFAULT_TOOLS.iter().map(|name| name.to_string()).collect(),
+            accepts_images: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuiltinToolsError {
+    #[error("unknown tool `{name}` (built-in tools: {})", DEFAULT_TOOLS.join(", "))]
+    UnknownTool { name: String },
+}
+
+/// Builds the enabled built-in tools over `workspace` (they share its file tracker).
+pub fn builtin_tools(
+    workspace: &Workspace,
+    options: &BuiltinToolOptions,
+) -> Result<Vec<Arc<dyn AgentTool>>, BuiltinToolsError> {
+    let mut tools: Vec<Arc<dyn AgentTool>> = Vec::new();
+    let mut built: Vec<&str> = Vec::new();
+    for name in &options.names {
+        let name = name.as_str();
+        if built.contains(&name) {
+            continue;
+        }
+        let tool: Arc<dyn AgentTool> = match name {
+            "read" => Arc::new(ReadTool::new(workspace.clone(), options.accepts_images)),
+            "write" => Arc::new(WriteTool::new(workspace.clone())),
+            "edit" => Arc::new(EditTool::new(workspace.clone())),
+            "bash" => Arc::new(BashTool::new(workspace.clone())),
+            "ls" => Arc::new(LsTool::new(workspace.clone())),
+            "grep" => Arc::new(GrepTool::new(workspace.clone())),
+            "find" => Arc::new(FindTool::new(workspace.clone())),
+            _ => {
+                return Err(BuiltinToolsError::UnknownTool {
+                    name: name.to_string(),
+                })
+            }
+        };
+        built.push(name);
+        tools.push(tool);
+    }
+    Ok(tools)
+}
+
+/// Splits a comma-separated list such as `read,bash, grep` (the CLI's `--tools`) into names.
+pub fn parse_tool_list(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(str::to_string)
+        .collect()
+}

@@ -1,0 +1,317 @@
+//! `read {path, offset?, limit?}`: a file as numbered lines (`cat -n` style), or an image.
+
+use arbor_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
+use arbor_llm::{ImageContent, JsonObject, TextContent, Tool as ToolSpec, UserContent};
+use base64::Engine as _;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::args::{parse_arguments, spec};
+use super::paths;
+use super::truncate::{cut_line, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
+use crate::workspace::Workspace;
+
+/// The largest `limit` a call may ask for.
+pub const MAX_LIMIT: usize = 5000;
+/// Lines longer than this many characters are cut (minified files would flood the context).
+pub const MAX_LINE_CHARS: usize = 2000;
+/// A NUL byte in this many leading bytes marks a file as binary (what `git diff` does).
+const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+
+#[derive(Debug, Deserialize)]
+struct ReadArguments {
+    path: String,
+    offset: Option<usize>,
+    limit: Option<usize>,
+}
+
+pub struct ReadTool {
+    workspace: Workspace,
+    accepts_images: bool,
+    spec: ToolSpec,
+}
+
+impl ReadTool {
+    /// `accepts_images`: whether the model takes image input (images are an error otherwise).
+    pub fn new(workspace: Workspace, accepts_images: bool) -> Self {
+        let spec = spec(
+            "read",
+            &format!(
+                "Read a file. Text comes back with line numbers (`cat -n` style); at most \
+                 {MAX_OUTPUT_LINES} lines or {} KiB per call, and a notice names the `offset` to \
+                 continue from. Lines over {MAX_LINE_CHARS} characters are cut. PNG, JPEG, GIF and \
+                 WebP files come back as images when the model accepts them. Binary files are \
+                 refused: inspect them with `bash` (`file`, `xxd`).",
+                MAX_OUTPUT_BYTES / 1024
+            ),
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": {
+                        "type": "string",
+                        "description": "File to read, relative to the working directory (or absolute, or starting with ~)."
+                    },
+                    "offset": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "1-based line number to start from (default 1)."
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "maximum": MAX_LIMIT,
+                        "description": format!("Maximum number of lines to return (default {MAX_OUTPUT_LINES}, at most {MAX_LIMIT}).")
+                    }
+                },
+                "required": ["path"]
+            }),
+        );
+        Self {
+            workspace,
+            accepts_images,
+            spec,
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl AgentTool for ReadTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    async fn execute(
+        &self,
+        arguments: JsonObject,
+        context: ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let arguments: ReadArguments = parse_arguments(arguments)?;
+        let cwd = self.workspace.cwd();
+        let path = paths::resolve(cwd, &arguments.path);
+        let shown = paths::display(cwd, &path);
+        let bytes = tokio::select! {
+            read = tokio::fs::read(&path) => read,
+            () = context.cancel.cancelled() => return Err(ToolError::Aborted),
+        }
+        .map_err(|error| read_error(&path, &shown, cwd, &error))?;
+
+        if let Some(mime_type) = image_mime_type(&bytes) {
+            return self.image_output(&shown, mime_type, &bytes);
+        }
+        if bytes.iter().take(BINARY_SNIFF_BYTES).any(|&byte| byte == 0) {
+            return Err(ToolError::respond(format!(
+                "Cannot read binary file {shown}. To inspect it, use bash: `file {shown}` or \
+                 `xxd {shown} | head -n 32`."
+            )));
+        }
+        self.workspace.tracker().record(&path, &bytes);
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let limit = arguments
+            .limit
+            .unwrap_or(MAX_OUTPUT_LINES)
+            .clamp(1, MAX_LIMIT);
+        let offset = arguments.offset.unwrap_or(1).max(1);
+        let page = number_lines(text, offset, limit).map_err(|total_lines| {
+            ToolError::respond(format!(
+                "Offset {offset} is past the end of {shown}: the file has {total_lines} line{}.",
+                if total_lines == 1 { "" } else { "s" }
+            ))
+        })?;
+        let details = json!({
+            "path": shown,
+            "total_lines": page.total_lines,
+            "start_line": page.start_line,
+            "end_line": page.end_line,
+            "truncated": page.end_line < page.total_lines,
+        });
+        Ok(ToolOutput::text(page.text).with_details(details))
+    }
+}
+
+impl ReadTool {
+    fn image_output(
+        &self,
+        shown: &str,
+        mime_type: &str,
+        bytes: &[u8],
+    ) -> Result<ToolOutput, ToolError> {
+        if !self.accepts_images {
+            return Err(ToolError::respond(format!(
+                "{shown} is an image ({mime_type}), and the current model does not accept images. \
+                 Use bash (for example `file {shown}`) to learn about it."
+            )));
+        }
+        let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+        Ok(ToolOutput {
+            content: vec![
+                UserContent::Text(TextContent::new(format!(
+                    "Read image file {shown} [{mime_type}, {} bytes]",
+                    bytes.len()
+                ))),
+                UserContent::Image(ImageContent {
+                    data,
+                    mime_type: mime_type.to_string(),
+                }),
+            ],
+            details: Some(json!({ "path": shown, "mime_type": mime_type, "bytes": bytes.len() })),
+        })
+    }
+}
+
+fn read_error(
+    path: &std::path::Path,
+    shown: &str,
+    cwd: &std::path::Path,
+    error: &std::io::Error,
+) -> ToolError {
+    if path.is_dir() {
+        return ToolError::respond(format!(
+            "{shown} is a directory, not a file. Use ls to list it."
+        ));
+    }
+    if error.kind() == std::io::ErrorKind::NotFound {
+        let suggestion = paths::close_match(path)
+            .map(|found| format!(" Did you mean {}?", paths::display(cwd, &found)))
+            .unwrap_or_default();
+        return ToolError::respond(format!("File not found: {shown}.{suggestion}"));
+    }
+    ToolError::respond(format!("Cannot read {shown}: {error}."))
+}
+
+/// The image formats models take, by their magic bytes.
+fn image_mime_type(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        Some("image/jpeg")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if bytes.len() >= 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
+/// One page of numbered lines.
+#[derive(Debug)]
+struct Page {
+    text: String,
+    total_lines: usize,
+    start_line: usize,
+    end_line: usize,
+}
+
+/// Numbers lines `offset..offset+limit` (1-based), within [`MAX_OUTPUT_BYTES`], with the
+/// continuation notice when lines remain. `Err(total_lines)` when `offset` is past the end.
+fn number_lines(text: &str, offset: usize, limit: usize) -> Result<Page, usize> {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let total_lines = if body.is_empty() && !text.contains('\n') {
+        0
+    } else {
+        body.split('\n').count()
+    };
+    if total_lines == 0 && offset == 1 {
+        return Ok(Page {
+            text: "[The file is empty.]".to_string(),
+            total_lines: 0,
+            start_line: 0,
+            end_line: 0,
+        });
+    }
+    if offset > total_lines {
+        return Err(total_lines);
+    }
+    let width = 6;
+    let mut out = String::new();
+    let mut end_line = offset - 1;
+    let mut long_lines = Vec::new();
+    for (index, line) in body.split('\n').enumerate().skip(offset - 1).take(limit) {
+        let number = index + 1;
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let line = match cut_line(line, MAX_LINE_CHARS) {
+            Some(cut) => {
+                long_lines.push(number);
+                format!("{cut}… [line cut at {MAX_LINE_CHARS} characters]")
+            }
+            None => line.to_string(),
+        };
+        let numbered = format!("{number:>width$}\t{line}\n");
+        // Always show at least one line, so a page can never be empty.
+        if number > offset && out.len() + numbered.len() > MAX_OUTPUT_BYTES {
+            break;
+        }
+        out.push_str(&numbered);
+        end_line = number;
+    }
+    let mut notices = Vec::new();
+    if !long_lines.is_empty() {
+        let listed: Vec<String> = long_lines.iter().take(10).map(|n| n.to_string()).collect();
+        notices.push(format!(
+            "[Line{} {} {} longer than {MAX_LINE_CHARS} characters and cut. To see one in full, \
+             use bash, for example `sed -n '{}p' FILE | cut -c{}-{}`.]",
+            if long_lines.len() == 1 { "" } else { "s" },
+            listed.join(", "),
+            if long_lines.len() == 1 { "was" } else { "were" },
+            long_lines[0],
+            MAX_LINE_CHARS + 1,
+            MAX_LINE_CHARS * 2
+        ));
+    }
+    if end_line < total_lines {
+        notices.push(format!(
+            "[Showing lines {offset}-{end_line} of {total_lines}. Use offset={} to continue.]",
+            end_line + 1
+        ));
+    }
+    let mut text = out.strip_suffix('\n').unwrap_or(&out).to_string();
+    if !notices.is_empty() {
+        text.push_str("\n\n");
+        text.push_str(&notices.join("\n"));
+    }
+    Ok(Page {
+        text,
+        total_lines,
+        start_line: offset,
+        end_line,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_lines_like_cat_n() {
+        let page = number_lines("a\nb\n", 1, 10).unwrap();
+        assert_eq!(page.text, "     1\ta\n     2\tb");
+        assert_eq!(page.total_lines, 2);
+        let page = number_lines("a\r\nb", 2, 10).unwrap();
+        assert_eq!(page.text, "     2\tb");
+    }
+
+    #[test]
+    fn empty_and_past_the_end() {
+        assert_eq!(
+            number_lines("", 1, 10).unwrap().text,
+            "[The file is empty.]"
+        );
+        assert_eq!(number_lines("a\n", 3, 10).unwrap_err(), 1);
+        assert_eq!(number_lines("", 2, 10).unwrap_err(), 0);
+        // A file that is one empty line has one line.
+        assert_eq!(number_lines("\n", 1, 10).unwrap().text, "     1\t");
+    }
+
+    #[test]
+    fn recognises_image_magic() {
+        assert_eq!(image_mime_type(b"\x89PNG\r\n\x1a\n...."), Some("image/png"));
+        assert_eq!(image_mime_type(b"RIFF\0\0\0\0WEBPVP8 "), Some("image/webp"));
+        assert_eq!(image_mime_type(b"GIF89a"), Some("image/gif"));
+        assert_eq!(
+            image_mime_type(&[0xff, 0xd8, 0xff, 0xe0]),
+            Some("image/jpeg")
+        );
+        assert_eq!(image_mime_type(b"hello"), None);
+    }
+}
