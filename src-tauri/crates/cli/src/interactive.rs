@@ -103,6 +103,15 @@ pub async fn run(
             let (Ok(mut renderer), Ok(mut out)) = (renderer.lock(), out.lock()) else {
                 return;
             };
+            if matches!(event, arbor_protocol::AgentEvent::AgentStart) {
+                // The editor keeps the input line during a run (for steering), so the waiting
+                // state is a line, not an animated spinner.
+                let _ = std::io::Write::write_all(
+                    &mut *out,
+                    format!("{}\n", style.dim("⋯ working — Enter steers, Ctrl+C aborts"))
+                        .as_bytes(),
+                );
+            }
             let _ = renderer.render(event, &mut *out);
         });
     }

@@ -169,6 +169,9 @@ async fn serve(listener: TcpListener, state: Arc<Shared>, mut stop: oneshot::Rec
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
+                    // Real providers' servers send SSE events without Nagle delays; without this
+                    // a kept-alive second request waits ~40 ms on delayed ACKs.
+                    let _ = stream.set_nodelay(true);
                     let state = Arc::clone(&state);
                     connections.spawn(async move {
                         let service = service_fn(move |req| handle(Arc::clone(&state), req));
