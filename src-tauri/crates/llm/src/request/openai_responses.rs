@@ -6,22 +6,12 @@
 
 use serde_json::{json, Map, Value};
 
+use super::openai_completions::reasoning_effort;
 use super::{
     data_url, join_url, joined_text, max_tokens, split_content, HttpRequest, RequestOptions,
 };
-use crate::model::{Model, ThinkingLevel};
+use crate::model::Model;
 use crate::types::{AssistantContent, AssistantMessage, Context, Message, UserContent};
-
-/// The effort string for a level; `minimal` exists only on OpenAI's own models.
-pub fn reasoning_effort(model: &Model, level: ThinkingLevel) -> Option<&'static str> {
-    match level {
-        ThinkingLevel::Off => None,
-        ThinkingLevel::Minimal if model.provider == "openai" => Some("minimal"),
-        ThinkingLevel::Minimal | ThinkingLevel::Low => Some("low"),
-        ThinkingLevel::Medium => Some("medium"),
-        ThinkingLevel::High => Some("high"),
-    }
-}
 
 pub fn build(model: &Model, context: &Context, options: &RequestOptions) -> HttpRequest {
     let mut body = Map::new();
@@ -179,6 +169,7 @@ fn input(context: &Context) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::ThinkingLevel;
     use crate::request::build_request;
     use crate::request::fixtures::{conversation, model};
     use crate::types::Api;
