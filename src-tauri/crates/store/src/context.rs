@@ -1,0 +1,196 @@
+//! Paths through the tree and the context for the model.
+
+use std::collections::HashMap;
+
+use rusqlite::Connection;
+
+use crate::db::Store;
+use crate::error::{Result, StoreError};
+use crate::ids::{resolve, IdTable};
+use crate::model::{Node, NodeKind};
+use crate::sessions::{load_session, resolve_node_in};
+
+/// A node row as stored: JSON still unparsed, so only the nodes that end up in a result pay
+/// for parsing.
+struct RawNode {
+    id: String,
+    parent_id: Option<String>,
+    kind: NodeKind,
+    role: Option<String>,
+    content: String,
+    text: String,
+    usage: Option<String>,
+    aborted: bool,
+    first_kept_id: Option<String>,
+    tokens_before: Option<i64>,
+    created_at: i64,
+}
+
+impl RawNode {
+    fn into_node(self, session_id: &str) -> Result<Node> {
+        Ok(Node {
+            content: serde_json::from_str(&self.content)?,
+            usage: self
+                .usage
+                .as_deref()
+                .map(serde_json::from_str)
+                .transpose()?,
+            id: self.id,
+            session_id: session_id.to_string(),
+            parent_id: self.parent_id,
+            kind: self.kind,
+            role: self.role,
+            text: self.text,
+            aborted: self.aborted,
+            first_kept_id: self.first_kept_id,
+            tokens_before: self.tokens_before.map(|t| t.max(0) as u64),
+            created_at: self.created_at,
+        })
+    }
+}
+
+/// The nodes from the root down to `node` (exact id, in `session`), root first; with
+/// `compact`, after applying the compaction rule (see the crate docs).
+///
+/// One scan of the session's rows and an in-memory walk: measured ~3× faster than a recursive
+/// CTE that looks up each parent through the index.
+pub(crate) fn load_path(
+    c: &Connection,
+    session: &str,
+    node: &str,
+    compact: bool,
+) -> Result<Vec<Node>> {
+    let mut stmt = c.prepare_cached(
+        "SELECT id, parent_id, kind, role, content, text, usage, aborted, first_kept_id,
+                tokens_before, created_at
+         FROM nodes WHERE session_id = ?1",
+    )?;
+    let rows = stmt.query_map([session], |r| {
+        Ok((
+            r.get::<_, String>(2)?,
+            RawNode {
+                id: r.get(0)?,
+                parent_id: r.get(1)?,
+                kind: NodeKind::User,
+                role: r.get(3)?,
+                content: r.get(4)?,
+                text: r.get(5)?,
+                usage: r.get(6)?,
+                aborted: r.get(7)?,
+                first_kept_id: r.get(8)?,
+                tokens_before: r.get(9)?,
+                created_at: r.get(10)?,
+            },
+        ))
+    })?;
+    let mut raws: Vec<Option<RawNode>> = Vec::new();
+    for row in rows {
+        let (kind, mut raw) = row?;
+        raw.kind = NodeKind::parse(&kind)?;
+        raws.push(Some(raw));
+    }
+    let index: HashMap<&str, usize> = raws
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.as_ref().map(|r| (r.id.as_str(), i)))
+        .collect();
+    let get = |i: usize| raws[i].as_ref();
+
+    // Walk leaf → root.
+    let mut path = Vec::new();
+    let mut cur = Some(node);
+    while let Some(id) = cur {
+        let &i = index.get(id).ok_or_else(|| StoreError::NotFound {
+            kind: "node",
+            id: id.to_string(),
+        })?;
+        if path.len() > raws.len() {
+            return Err(StoreError::Corrupt(format!(
+                "the parent links of session {session} form a cycle"
+            )));
+        }
+        path.push(i);
+        cur = get(i).and_then(|r| r.parent_id.as_deref());
+    }
+    path.reverse();
+
+    let selected = if compact {
+        compact_path(&path, get)?
+    } else {
+        path
+    };
+    drop(index);
+    selected
+        .into_iter()
+        .map(|i| {
+            raws[i]
+                .take()
+                .ok_or_else(|| StoreError::Corrupt("a node appears twice on a path".into()))?
+                .into_node(session)
+        })
+        .collect()
+}
+
+/// Applies the compaction rule to a root-first path of row indices.
+fn compact_path<'a>(
+    path: &[usize],
+    get: impl Fn(usize) -> Option<&'a RawNode>,
+) -> Result<Vec<usize>> {
+    let is_compaction = |i: usize| get(i).is_some_and(|r| r.kind == NodeKind::Compaction);
+    let Some(c_pos) = path.iter().rposition(|&i| is_compaction(i)) else {
+        return Ok(path.to_vec());
+    };
+    let c = path[c_pos];
+    let first_kept = get(c)
+        .and_then(|r| r.first_kept_id.as_deref())
+        .unwrap_or("");
+    let k_pos = path[..c_pos]
+        .iter()
+        .position(|&i| get(i).is_some_and(|r| r.id == first_kept))
+        .ok_or_else(|| {
+            StoreError::Corrupt(format!(
+                "compaction node {} keeps from {first_kept}, which is not before it on its path",
+                get(c).map_or("?", |r| r.id.as_str())
+            ))
+        })?;
+    let mut out = Vec::with_capacity(path.len() - k_pos);
+    out.push(c);
+    // Older compactions inside the kept range are superseded (the latest summary merges them).
+    out.extend(path[k_pos..].iter().copied().filter(|&i| !is_compaction(i)));
+    Ok(out)
+}
+
+impl Store {
+    /// The path root → `node` (id or prefix, in `session_id`), root first, every node in full.
+    pub fn path_to(&self, session_id: &str, node: &str) -> Result<Vec<Node>> {
+        self.read(|c| {
+            let session = resolve(c, IdTable::Sessions, None, session_id)?;
+            let node = resolve_node_in(c, &session, node)?;
+            load_path(c, &session, &node, false)
+        })
+    }
+
+    /// The context for the model at the session's current leaf. See the crate docs for the
+    /// exact rule; in short, root-first path leaf → root, where the latest compaction on it
+    /// comes first and replaces everything before its `first_kept_id`:
+    /// `[compaction, first_kept, …, leaf]` (the compaction not repeated at its own position).
+    /// Every kind is returned; the caller decides what becomes an LLM message.
+    pub fn context(&self, session_id: &str) -> Result<Vec<Node>> {
+        self.read(|c| {
+            let session = resolve(c, IdTable::Sessions, None, session_id)?;
+            match load_session(c, &session)?.leaf_id {
+                None => Ok(Vec::new()),
+                Some(leaf) => load_path(c, &session, &leaf, true),
+            }
+        })
+    }
+
+    /// Like [`Store::context`], as if the leaf were at `node` (id or prefix, in `session_id`).
+    pub fn context_at(&self, session_id: &str, node: &str) -> Result<Vec<Node>> {
+        self.read(|c| {
+            let session = resolve(c, IdTable::Sessions, None, session_id)?;
+            let node = resolve_node_in(c, &session, node)?;
+            load_path(c, &session, &node, true)
+        })
+    }
+}

@@ -1,0 +1,73 @@
+//! Arbor's store: one SQLite database per data folder holding projects, sessions as trees of
+//! nodes, labels and a full-text index. Content-agnostic: a node's `content` is opaque JSON
+//! (the coding crate stores serialized LLM messages) and its `text` is the plain text the
+//! caller wants searched.
+//!
+//! # Database
+//!
+//! `DATA_DIR/arbor.db` ([`Store::open`]), WAL journal, `foreign_keys=ON`, `synchronous=NORMAL`,
+//! a 5 s busy timeout. Every write is one short `BEGIN IMMEDIATE` transaction, so several
+//! connections or processes can write the same file; a `kill -9` at any moment leaves the
+//! database consistent, losing at most the write in flight. Forward-only migrations in
+//! `migrations/NNNN_*.sql` are applied on open and tracked in `PRAGMA user_version`;
+//! `PRAGMA application_id` marks the file as Arbor's, so a foreign or corrupt file is refused
+//! ([`StoreError::NotArborDatabase`]) instead of being modified.
+//!
+//! # Schema (version 2)
+//!
+//! ```text
+//! projects  id PK, root UNIQUE, origin_url, created_at, last_opened_at
+//! sessions  id PK, project_id → projects ON DELETE CASCADE, title, title_is_custom,
+//!           leaf_id (→ a node of this session, deferred FK; NULL = before the first node),
+//!           model, thinking_level, created_at, updated_at
+//! nodes     seq INTEGER PK (insertion order, FTS rowid), id UNIQUE,
+//!           session_id → sessions ON DELETE CASCADE, parent_id (→ a node of the same session;
+//!           NULL = a root), kind, role, content JSON, text, usage JSON, aborted,
+//!           first_kept_id (compaction only, → a node of the same session), tokens_before,
+//!           created_at; INDEX (session_id, parent_id)
+//! labels    node_id PK (→ a node of session_id), session_id, label, created_at
+//! nodes_fts FTS5 external-content table over nodes.text (rowid = nodes.seq), kept in step by
+//!           triggers; search joins back to nodes / sessions / projects for filtering
+//! ```
+//!
+//! Ids are UUID v7 strings (time-ordered); every `id` parameter also accepts a unique prefix
+//! ([`StoreError::AmbiguousId`] lists the candidates). Times are Unix milliseconds.
+//!
+//! # Context rule
+//!
+//! [`Store::context`] returns, root first, the path from the root to the session's leaf, except
+//! when that path holds a compaction node. Then the **latest** compaction `C` on the path (the
+//! one nearest the leaf) stands in for everything before its `first_kept_id` node `K`:
+//!
+//! ```text
+//! path:    n0 … n(k-1)  K … x  C  y … leaf
+//! context: C  K … x  y … leaf
+//! ```
+//!
+//! `C` comes first and is not repeated at its own position; older compaction nodes between `K`
+//! and the leaf are left out (the latest summary already merges them). Because the rule only
+//! looks at one path, a compaction on one branch never affects a sibling branch. Nothing is
+//! deleted by compaction or branching: the tree keeps every node.
+//!
+//! Appends go under the current leaf (or an explicit parent in the same session) and move the
+//! leaf; [`Store::set_leaf`] moves it anywhere in the session (branching);
+//! [`Store::fork_session`] copies a path into a new session.
+
+mod context;
+mod db;
+mod error;
+mod ids;
+mod model;
+mod nodes;
+mod projects;
+mod search;
+mod sessions;
+mod tree;
+
+pub use db::{Store, APPLICATION_ID, BUSY_TIMEOUT, DB_FILE_NAME, SCHEMA_VERSION};
+pub use error::{Result, StoreError};
+pub use model::{
+    NewNode, Node, NodeKind, Project, SearchHit, SearchOptions, Session, SessionSummary,
+    SessionTree, TreeNode,
+};
+pub use search::fts_query;

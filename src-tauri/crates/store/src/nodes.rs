@@ -1,0 +1,200 @@
+//! Appending nodes, reading one node, labels.
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+use crate::db::Store;
+use crate::error::{Result, StoreError};
+use crate::ids::{new_id, now_ms, resolve, IdTable};
+use crate::model::{first_line, NewNode, Node, NodeKind};
+use crate::sessions::{load_session, resolve_node_in};
+
+/// Longest automatic title, in characters.
+const TITLE_MAX_CHARS: usize = 80;
+
+pub(crate) const NODE_COLS: &str = "n.id, n.session_id, n.parent_id, n.kind, n.role, n.content, \
+     n.text, n.usage, n.aborted, n.first_kept_id, n.tokens_before, n.created_at";
+
+pub(crate) fn node_from_row(r: &Row<'_>) -> rusqlite::Result<Node> {
+    let kind: String = r.get(3)?;
+    let kind = NodeKind::parse(&kind).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(3, rusqlite::types::Type::Text, Box::new(e))
+    })?;
+    Ok(Node {
+        id: r.get(0)?,
+        session_id: r.get(1)?,
+        parent_id: r.get(2)?,
+        kind,
+        role: r.get(4)?,
+        content: r.get(5)?,
+        text: r.get(6)?,
+        usage: r.get(7)?,
+        aborted: r.get(8)?,
+        first_kept_id: r.get(9)?,
+        tokens_before: r.get::<_, Option<i64>>(10)?.map(|t| t.max(0) as u64),
+        created_at: r.get(11)?,
+    })
+}
+
+/// Is `ancestor` on the path from `node` up to its root (`node` itself included)?
+pub(crate) fn is_ancestor_or_self(c: &Connection, ancestor: &str, node: &str) -> Result<bool> {
+    let mut stmt = c.prepare_cached(
+        "WITH RECURSIVE up(id, parent_id) AS (
+             SELECT id, parent_id FROM nodes WHERE id = ?2
+             UNION ALL
+             SELECT n.id, n.parent_id FROM nodes n JOIN up ON n.id = up.parent_id
+         )
+         SELECT EXISTS (SELECT 1 FROM up WHERE id = ?1)",
+    )?;
+    Ok(stmt.query_row(params![ancestor, node], |r| r.get(0))?)
+}
+
+impl Store {
+    /// Appends `node` to a session in one transaction: under `node.parent_id`, or under the
+    /// current leaf when that is `None`; the new node becomes the leaf, `updated_at` moves, and
+    /// the first user prompt sets the title (unless renamed). A crash leaves either all of this
+    /// or none of it.
+    ///
+    /// A compaction node needs `first_kept_id`, which must be its parent or an ancestor of it;
+    /// other kinds must not have one.
+    pub fn append(&self, session_id: &str, node: NewNode) -> Result<Node> {
+        match (node.kind, &node.first_kept_id) {
+            (NodeKind::Compaction, None) => {
+                return Err(StoreError::InvalidInput(
+                    "a compaction node needs first_kept_id (the first node it keeps)".into(),
+                ))
+            }
+            (kind, Some(_)) if kind != NodeKind::Compaction => {
+                return Err(StoreError::InvalidInput(format!(
+                    "only compaction nodes have first_kept_id, not {}",
+                    kind.as_str()
+                )))
+            }
+            _ => {}
+        }
+        let tokens_before = node
+            .tokens_before
+            .map(|t| i64::try_from(t).unwrap_or(i64::MAX));
+        let content = serde_json::to_string(&node.content)?;
+        let usage = node.usage.as_ref().map(serde_json::to_string).transpose()?;
+        let id = new_id();
+        let now = now_ms();
+        self.write(|c| {
+            let session_id = resolve(c, IdTable::Sessions, None, session_id)?;
+            let session = load_session(c, &session_id)?;
+            let parent_id = match &node.parent_id {
+                Some(p) => Some(resolve_node_in(c, &session_id, p)?),
+                None => session.leaf_id.clone(),
+            };
+            let first_kept_id = match &node.first_kept_id {
+                None => None,
+                Some(k) => {
+                    let k = resolve_node_in(c, &session_id, k)?;
+                    let on_path = match &parent_id {
+                        Some(p) => is_ancestor_or_self(c, &k, p)?,
+                        None => false,
+                    };
+                    if !on_path {
+                        return Err(StoreError::InvalidInput(format!(
+                            "compaction keeps from node {k}, which is not on the path it is appended to"
+                        )));
+                    }
+                    Some(k)
+                }
+            };
+            c.prepare_cached(
+                "INSERT INTO nodes (id, session_id, parent_id, kind, role, content, text, usage,
+                                    aborted, first_kept_id, tokens_before, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            )?
+            .execute(params![
+                id,
+                session_id,
+                parent_id,
+                node.kind.as_str(),
+                node.role,
+                content,
+                node.text,
+                usage,
+                node.aborted,
+                first_kept_id,
+                tokens_before,
+                now
+            ])?;
+            let title = if node.kind == NodeKind::User
+                && !session.title_is_custom
+                && session.title.is_empty()
+            {
+                first_line(&node.text, TITLE_MAX_CHARS)
+            } else {
+                session.title
+            };
+            c.prepare_cached(
+                "UPDATE sessions SET leaf_id = ?2, updated_at = max(updated_at, ?3), title = ?4
+                 WHERE id = ?1",
+            )?
+            .execute(params![session_id, id, now, title])?;
+            Ok(Node {
+                id: id.clone(),
+                session_id,
+                parent_id,
+                kind: node.kind,
+                role: node.role,
+                content: node.content,
+                text: node.text,
+                usage: node.usage,
+                aborted: node.aborted,
+                first_kept_id,
+                tokens_before: node.tokens_before,
+                created_at: now,
+            })
+        })
+    }
+
+    /// A node by id or unique prefix (across all sessions).
+    pub fn get_node(&self, id_or_prefix: &str) -> Result<Node> {
+        let id = resolve(&self.conn, IdTable::Nodes, None, id_or_prefix)?;
+        let sql = format!("SELECT {NODE_COLS} FROM nodes n WHERE n.id = ?1");
+        Ok(self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row([id], node_from_row)?)
+    }
+
+    /// Sets (or with `None` / blank text, removes) the label of a node of `session_id`.
+    /// Labels live beside the tree and do not move the leaf.
+    pub fn set_label(&self, session_id: &str, node: &str, label: Option<&str>) -> Result<()> {
+        let label = label.map(str::trim).filter(|l| !l.is_empty());
+        self.write(|c| {
+            let session = resolve(c, IdTable::Sessions, None, session_id)?;
+            let node = resolve_node_in(c, &session, node)?;
+            let now = now_ms();
+            match label {
+                Some(l) => c.execute(
+                    "INSERT INTO labels (node_id, session_id, label, created_at)
+                     VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT(node_id) DO UPDATE SET label = excluded.label,
+                                                        created_at = excluded.created_at",
+                    params![node, session, l, now],
+                )?,
+                None => c.execute("DELETE FROM labels WHERE node_id = ?1", [&node])?,
+            };
+            c.execute(
+                "UPDATE sessions SET updated_at = max(updated_at, ?2) WHERE id = ?1",
+                params![session, now],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// The label of a node, if any.
+    pub fn label_of(&self, node_id: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT label FROM labels WHERE node_id = ?1",
+                [node_id],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+}
