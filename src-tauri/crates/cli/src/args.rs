@@ -38,6 +38,9 @@ pub struct Cli {
     #[arg(long, value_name = "DIR", global = true)]
     pub data_dir: Option<PathBuf>,
 
+    #[command(flatten)]
+    pub sessions: SessionArgs,
+
     /// The prompt(s); each is one user message, sent after the previous answer.
     #[arg(value_name = "PROMPT")]
     pub prompts: Vec<String>,
@@ -71,6 +74,27 @@ pub struct ModelArgs {
     pub thinking: arbor_llm::ThinkingLevel,
 }
 
+/// Which stored session a run continues. Default: a new session stored in DATA_DIR/arbor.db.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SessionArgs {
+    /// Continue the most recent session of this working directory's project.
+    #[arg(short = 'c', long = "continue", conflicts_with_all = ["resume", "no_session"])]
+    pub continue_latest: bool,
+
+    /// Resume the session with this id (a unique prefix is enough; see `arbor sessions`).
+    #[arg(
+        short = 'r',
+        long = "resume",
+        value_name = "ID",
+        conflicts_with = "no_session"
+    )]
+    pub resume: Option<String>,
+
+    /// Store nothing: the conversation lives in memory only.
+    #[arg(long)]
+    pub no_session: bool,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Mode {
     Text,
@@ -102,6 +126,12 @@ pub struct AgentArgs {
     pub append_system_prompt: Option<String>,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScopeArg {
+    Branch,
+    Tree,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List the model catalogue (built in, plus models.json in the data folder).
@@ -109,6 +139,55 @@ pub enum Command {
         /// Only this provider's models.
         #[arg(long, value_name = "NAME")]
         provider: Option<String>,
+    },
+    /// List stored sessions of this working directory's project, most recent first.
+    Sessions {
+        /// Print JSON (an array of sessions) instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Sessions of every project.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Show a session's tree: node ids, roles, first lines, labels, the current leaf marked.
+    Tree {
+        /// The session id (a unique prefix is enough).
+        #[arg(value_name = "ID")]
+        id: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Export a session: Markdown, JSONL (lossless, one node per line) or one self-contained
+    /// HTML file (works offline, shows tool calls and the tree).
+    Export {
+        /// The session id (a unique prefix is enough).
+        #[arg(value_name = "ID")]
+        id: String,
+        /// markdown, jsonl or html.
+        #[arg(long, value_name = "FORMAT", default_value = "markdown")]
+        format: arbor_coding::export::ExportFormat,
+        /// branch (the path to the current leaf) or tree (every branch). Default: branch for
+        /// Markdown, tree for JSONL and HTML.
+        #[arg(long, value_enum, value_name = "SCOPE")]
+        scope: Option<ScopeArg>,
+        /// Write to FILE (atomically) instead of standard output.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
+    },
+    /// Import a JSONL export as a new session of this working directory's project.
+    Import {
+        #[arg(value_name = "FILE")]
+        file: std::path::PathBuf,
+    },
+    /// Full-text search over the messages of every stored session.
+    Search {
+        /// Words that must all appear (a trailing * matches a prefix).
+        #[arg(value_name = "QUERY", required = true, num_args = 1..)]
+        query: Vec<String>,
+        /// Print JSON (an array of hits) instead of text.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -163,6 +242,9 @@ mod tests {
             &["arbor", "--no-such-flag"][..],
             &["arbor", "--mode", "xml"][..],
             &["arbor", "--no-tools", "--tools", "read"][..],
+            &["arbor", "-c", "-r", "abc", "-p", "x"][..],
+            &["arbor", "-c", "--no-session", "-p", "x"][..],
+            &["arbor", "tree"][..],
         ] {
             let error = Cli::try_parse_from(args).unwrap_err();
             assert_eq!(error.exit_code(), 2, "{args:?}");

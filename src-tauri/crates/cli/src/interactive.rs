@@ -30,7 +30,14 @@ const HELP: &str = "Commands:
   /help                 this help
   /model [PROVIDER/ID]  show or change the model
   /thinking [LEVEL]     show or set thinking: off, minimal, low, medium, high
-  /new                  start a new conversation
+  /new                  start a new conversation (a new stored session)
+  /tree                 show this session's tree (node ids, the leaf marked *)
+  /goto NODE            go to a node: a user message is put back for editing, else continue from it
+  /regenerate           ask again from the last user message (a sibling branch)
+  /fork [NODE]          copy the path to NODE (default: here) into a new session
+  /name TITLE           rename this session
+  /sessions             list this folder's sessions
+  /resume ID            switch to a stored session
   /quit                 leave (also Ctrl+D, or Ctrl+C twice)
 Enter sends; Alt+Enter or a trailing \\ adds a line. Enter while the agent works steers it.";
 
@@ -116,6 +123,18 @@ pub async fn run(
         });
     }
 
+    {
+        let out = out.clone();
+        session.attach_recorder(move |event| {
+            if let arbor_coding::CodingEvent::StoreError { message } = event {
+                say(
+                    &out,
+                    &format!("arbor: could not store the conversation: {message}"),
+                );
+            }
+        });
+    }
+
     // Printed before the editor starts: the external printer shows text only while it reads.
     println!(
         "Arbor {} · {}/{} · {} · /help for commands",
@@ -124,6 +143,14 @@ pub async fn run(
         session.selection.model.id,
         session.cwd.display()
     );
+    if let Some(Ok(Some(resumed))) = session.recorder.as_ref().map(|r| r.session()) {
+        println!(
+            "Resumed session {} · {} · {} messages in context",
+            resumed.id,
+            resumed.title,
+            session.agent.messages().len()
+        );
+    }
     let busy = Arc::new(AtomicBool::new(false));
     let (inputs, mut input) = mpsc::unbounded_channel();
     spawn_editor(editor, history, busy.clone(), inputs);
@@ -217,6 +244,81 @@ fn spawn_editor(
     });
 }
 
+/// The slash commands that work on the stored session tree.
+fn session_command(
+    name: &str,
+    argument: &str,
+    recorder: &arbor_coding::SessionRecorder,
+    agent: &Agent,
+    out: &Arc<Mutex<LinePrinter>>,
+) {
+    let result: Result<String, String> = (|| {
+        let e = |error: arbor_coding::SessionsError| error.to_string();
+        match name {
+            "tree" => Ok(match recorder.tree().map_err(e)? {
+                Some(tree) => crate::stored::render_tree(&tree).trim_end().to_owned(),
+                None => "(no messages yet)".to_owned(),
+            }),
+            "goto" if argument.is_empty() => Err("usage: /goto NODE (ids from /tree)".into()),
+            "goto" => {
+                let navigation = recorder.navigate(agent, argument).map_err(e)?;
+                Ok(match navigation.editor_text {
+                    Some(text) => format!(
+                        "(moved before that message; send it again or an edit to branch)\n{text}"
+                    ),
+                    None => "(continuing from that node)".to_owned(),
+                })
+            }
+            "regenerate" => {
+                recorder.regenerate(agent).map_err(e)?;
+                let (agent, out) = (agent.clone(), out.clone());
+                tokio::spawn(async move {
+                    if let Err(error) = agent.continue_run().await {
+                        say(&out, &format!("arbor: {error}"));
+                    }
+                });
+                Ok("(regenerating)".to_owned())
+            }
+            "fork" => {
+                let node = (!argument.is_empty()).then_some(argument);
+                let session = recorder.fork(agent, node).map_err(e)?;
+                Ok(format!("(forked into session {})", session.id))
+            }
+            "name" if argument.is_empty() => Err("usage: /name TITLE".into()),
+            "name" => {
+                let session = recorder.rename(argument).map_err(e)?;
+                Ok(format!("(session renamed: {})", session.title))
+            }
+            "sessions" => {
+                let mut text = Vec::new();
+                let sessions = recorder.list_sessions(false).map_err(e)?;
+                for s in sessions {
+                    text.push(format!(
+                        "{}  {}  {}",
+                        s.session.id,
+                        crate::stored::format_time(s.session.updated_at),
+                        s.session.title
+                    ));
+                }
+                Ok(if text.is_empty() {
+                    "(no sessions)".to_owned()
+                } else {
+                    text.join("\n")
+                })
+            }
+            "resume" if argument.is_empty() => Err("usage: /resume ID (ids from /sessions)".into()),
+            "resume" => {
+                let session = recorder.switch_session(agent, argument).map_err(e)?;
+                Ok(format!("(resumed {}: {})", session.id, session.title))
+            }
+            _ => Err(format!("unknown command /{name}")),
+        }
+    })();
+    match result {
+        Ok(text) | Err(text) => say(out, &text),
+    }
+}
+
 /// Runs a slash command; `false` means leave.
 fn slash_command(
     command: &str,
@@ -231,13 +333,27 @@ fn slash_command(
     match name {
         "quit" | "exit" | "q" => return false,
         "help" => say(out, HELP),
-        "new" => match session.agent.clear_messages() {
-            Ok(()) => say(out, "(new conversation)"),
-            Err(error) => say(
-                out,
-                &format!("{error}: press Ctrl+C to abort the run first"),
-            ),
-        },
+        "new" => {
+            let cleared = match &session.recorder {
+                Some(recorder) => recorder
+                    .new_session(&session.agent)
+                    .map_err(|e| e.to_string()),
+                None => session.agent.clear_messages().map_err(|e| e.to_string()),
+            };
+            match cleared {
+                Ok(()) => say(out, "(new conversation)"),
+                Err(error) => say(
+                    out,
+                    &format!("{error}: press Ctrl+C to abort the run first"),
+                ),
+            }
+        }
+        "tree" | "goto" | "regenerate" | "fork" | "name" | "sessions" | "resume" => {
+            match &session.recorder {
+                Some(recorder) => session_command(name, argument, recorder, &session.agent, out),
+                None => say(out, "sessions are off (--no-session)"),
+            }
+        }
         "thinking" if argument.is_empty() => {
             say(out, &format!("thinking: {}", session.thinking.as_str()))
         }
@@ -245,6 +361,11 @@ fn slash_command(
             Ok(level) => {
                 session.agent.set_thinking_level(level);
                 session.thinking = level;
+                if let Some(recorder) = &session.recorder {
+                    if let Err(error) = recorder.record_thinking_level(level.as_str()) {
+                        say(out, &format!("arbor: could not store the change: {error}"));
+                    }
+                }
                 say(out, &format!("thinking: {}", level.as_str()));
             }
             Err(error) => say(out, &error),
@@ -276,6 +397,11 @@ fn slash_command(
                         &format!("model: {}/{}", selection.model.provider, selection.model.id),
                     );
                     session.selection = selection;
+                    if let Some(recorder) = &session.recorder {
+                        if let Err(error) = recorder.record_model(&session.model_name()) {
+                            say(out, &format!("arbor: could not store the change: {error}"));
+                        }
+                    }
                 }
                 Err(error) => say(out, &error.to_string()),
             }

@@ -17,10 +17,12 @@ use tokio::io::AsyncBufReadExt;
 use crate::jsonl::{header, parse_error, LineWriter};
 use crate::session::AgentSession;
 
-pub async fn run(session: AgentSession, prompts: Vec<String>) -> anyhow::Result<ExitCode> {
+pub async fn run(mut session: AgentSession, prompts: Vec<String>) -> anyhow::Result<ExitCode> {
     let (writer, writer_task) = LineWriter::start();
     writer.send(&header(&session));
     let subscription = writer.forward_events(&session.agent);
+    let coding = writer.clone();
+    session.attach_recorder(move |event| coding.send(event));
     let agent = session.agent.clone();
 
     let last_status = Arc::new(Mutex::new(None));
@@ -47,6 +49,7 @@ pub async fn run(session: AgentSession, prompts: Vec<String>) -> anyhow::Result<
     }
     drop(writer);
     agent.unsubscribe(subscription);
+    session.detach_recorder();
     let _ = writer_task.await;
     let status = *last_status
         .lock()

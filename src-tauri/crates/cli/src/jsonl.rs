@@ -66,6 +66,7 @@ pub fn header(session: &AgentSession) -> Value {
         "api": model.api.as_str(),
         "thinking_level": session.thinking.as_str(),
         "tools": session.tool_names,
+        "session_id": session.recorder.as_ref().and_then(|r| r.session_id()),
     })
 }
 

@@ -15,6 +15,8 @@ mod render;
 mod rpc_mode;
 mod selection;
 mod session;
+mod stored;
+mod transfer;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
@@ -44,6 +46,37 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         let catalog = config::load_catalog(&data_dir)?;
         models::print(&catalog, provider.as_deref(), &mut std::io::stdout().lock())?;
         return Ok(ExitCode::SUCCESS);
+    }
+    match &cli.command {
+        Some(Command::Sessions { json, all }) => {
+            let cwd = std::env::current_dir()?;
+            stored::list(&data_dir, &cwd, *json, *all, &mut std::io::stdout().lock())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Tree { id, json }) => {
+            stored::tree(&data_dir, id, *json, &mut std::io::stdout().lock())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Export {
+            id,
+            format,
+            scope,
+            output,
+        }) => {
+            transfer::export(&data_dir, id, *format, *scope, output.as_deref())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Import { file }) => {
+            let cwd = std::env::current_dir()?;
+            transfer::import(&data_dir, file, &cwd, &mut std::io::stdout().lock())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Search { query, json }) => {
+            let query = query.join(" ");
+            stored::search(&data_dir, &query, *json, &mut std::io::stdout().lock())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        _ => {}
     }
 
     let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
@@ -87,11 +120,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let session = match session::start(selection, cli.model.thinking, &cli.agent, &cwd) {
+        let mut session = match session::start(selection, cli.model.thinking, &cli.agent, &cwd) {
             Ok(session) => session,
             Err(session::SessionError::Tools(error)) => return usage(&error.to_string()),
             Err(error) => return Err(error.into()),
         };
+        stored::connect(&mut session, &cli.sessions, &data_dir)?;
         let resolver = rpc_mode::ModelResolver {
             catalog,
             base: cli.model.clone(),

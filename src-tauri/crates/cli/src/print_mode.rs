@@ -15,7 +15,8 @@ use arbor_protocol::{AgentEvent, AgentMessage, RunStatus};
 use crate::selection::Selection;
 use crate::session::AgentSession;
 
-pub async fn run(session: AgentSession, prompts: Vec<String>) -> anyhow::Result<ExitCode> {
+pub async fn run(mut session: AgentSession, prompts: Vec<String>) -> anyhow::Result<ExitCode> {
+    session.attach_recorder(crate::session::report_to_stderr);
     let agent = session.agent.clone();
     let interrupted = agent.clone();
     tokio::spawn(async move {

@@ -25,11 +25,30 @@ pub async fn run(mut session: AgentSession, resolver: ModelResolver) -> anyhow::
     let (writer, writer_task) = LineWriter::start();
     writer.send(&header(&session));
     let subscription = writer.forward_events(&session.agent);
+    let coding = writer.clone();
+    session.attach_recorder(move |event| coding.send(event));
 
     let mut runs = Vec::new();
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
+            continue;
+        }
+        if let Some((id, kind, command)) = session_command(&line) {
+            let reply = match command
+                .map_err(|error| format!("invalid {kind} command: {error}"))
+                .and_then(|command| handle_session(&session, &writer, command, &mut runs))
+            {
+                Ok(data) => {
+                    json!({"type": "response", "id": id, "command": kind, "success": true, "data": data})
+                }
+                Err(error) => {
+                    json!({"type": "response", "id": id, "command": kind, "success": false, "error": error})
+                }
+            };
+            writer.send(&reply);
+            // Let a run it started mark the agent busy before the next command is read.
+            tokio::task::yield_now().await;
             continue;
         }
         let envelope = match serde_json::from_str::<CommandEnvelope>(&line) {
@@ -71,6 +90,7 @@ pub async fn run(mut session: AgentSession, resolver: ModelResolver) -> anyhow::
     }
     session.agent.wait_for_idle().await;
     session.agent.unsubscribe(subscription);
+    session.detach_recorder();
     drop(writer);
     let _ = writer_task.await;
     Ok(ExitCode::SUCCESS)
@@ -142,18 +162,145 @@ async fn handle(
             agent.set_request_options(session::request_options(&selection));
             let data = json!({"provider": selection.model.provider, "model": selection.model.id});
             session.selection = selection;
+            if let Some(recorder) = &session.recorder {
+                recorder
+                    .record_model(&session.model_name())
+                    .map_err(|error| error.to_string())?;
+            }
             Ok(data)
         }
         Command::SetThinkingLevel { level } => {
             agent.set_thinking_level(level);
             session.thinking = level;
+            if let Some(recorder) = &session.recorder {
+                recorder
+                    .record_thinking_level(level.as_str())
+                    .map_err(|error| error.to_string())?;
+            }
             Ok(Value::Null)
         }
         Command::NewSession => {
-            agent
-                .clear_messages()
-                .map_err(|error| format!("{error}: abort the run first"))?;
+            match &session.recorder {
+                Some(recorder) => recorder
+                    .new_session(&agent)
+                    .map_err(|error| error.to_string())?,
+                None => agent
+                    .clear_messages()
+                    .map_err(|error| format!("{error}: abort the run first"))?,
+            }
             Ok(Value::Null)
+        }
+    }
+}
+
+/// Commands on the stored session tree (see `docs/rpc.md`), handled here beside the agent's.
+#[derive(Debug, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum SessionCommand {
+    GetTree,
+    Navigate {
+        node_id: String,
+    },
+    Fork {
+        #[serde(default)]
+        node_id: Option<String>,
+    },
+    SwitchSession {
+        session_id: String,
+    },
+    ListSessions {
+        #[serde(default)]
+        all: bool,
+    },
+    Regenerate,
+    RenameSession {
+        title: String,
+    },
+}
+
+const SESSION_COMMANDS: [&str; 7] = [
+    "get_tree",
+    "navigate",
+    "fork",
+    "switch_session",
+    "list_sessions",
+    "regenerate",
+    "rename_session",
+];
+
+/// A line whose `type` is a session command: its id, its type and the parsed command.
+fn session_command(
+    line: &str,
+) -> Option<(
+    Value,
+    &'static str,
+    Result<SessionCommand, serde_json::Error>,
+)> {
+    let value = serde_json::from_str::<Value>(line).ok()?;
+    let kind = value.get("type")?.as_str()?;
+    let kind = SESSION_COMMANDS.into_iter().find(|k| *k == kind)?;
+    let id = value.get("id").cloned().unwrap_or(Value::Null);
+    Some((id, kind, serde_json::from_value(value)))
+}
+
+fn handle_session(
+    session: &AgentSession,
+    writer: &LineWriter,
+    command: SessionCommand,
+    runs: &mut Vec<tokio::task::JoinHandle<()>>,
+) -> Result<Value, String> {
+    let recorder = session
+        .recorder
+        .as_ref()
+        .ok_or("sessions are off (--no-session)")?;
+    let agent = &session.agent;
+    let e = |error: arbor_coding::SessionsError| error.to_string();
+    match command {
+        SessionCommand::GetTree => Ok(json!({
+            "tree": recorder.tree().map_err(e)?,
+        })),
+        SessionCommand::Navigate { node_id } => {
+            let navigation = recorder.navigate(agent, &node_id).map_err(e)?;
+            Ok(json!({
+                "session_id": recorder.session_id(),
+                "leaf_id": navigation.leaf_id,
+                "editor_text": navigation.editor_text,
+                "message_count": agent.messages().len(),
+            }))
+        }
+        SessionCommand::Fork { node_id } => {
+            let forked = recorder.fork(agent, node_id.as_deref()).map_err(e)?;
+            Ok(json!({
+                "session_id": forked.id,
+                "leaf_id": forked.leaf_id,
+                "message_count": agent.messages().len(),
+            }))
+        }
+        SessionCommand::SwitchSession { session_id } => {
+            let switched = recorder.switch_session(agent, &session_id).map_err(e)?;
+            Ok(json!({
+                "session_id": switched.id,
+                "title": switched.title,
+                "leaf_id": switched.leaf_id,
+                "message_count": agent.messages().len(),
+            }))
+        }
+        SessionCommand::ListSessions { all } => Ok(json!({
+            "sessions": recorder.list_sessions(all).map_err(e)?,
+        })),
+        SessionCommand::Regenerate => {
+            let user_id = recorder.regenerate(agent).map_err(e)?;
+            let (agent, writer) = (agent.clone(), writer.clone());
+            runs.push(tokio::spawn(async move {
+                if let Err(error) = agent.continue_run().await {
+                    writer.send(&json!({"type": "error", "command": "regenerate", "message": error.to_string()}));
+                }
+            }));
+            Ok(json!({"user_node_id": user_id}))
+        }
+        SessionCommand::RenameSession { title } => {
+            let renamed = recorder.rename(&title).map_err(e)?;
+            Ok(json!({"session_id": renamed.id, "title": renamed.title}))
         }
     }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use arbor_agent::{Agent, AgentOptions};
 use arbor_coding::{
     build_system_prompt, builtin_tools, load_context_files, parse_tool_list, today_utc,
-    BuiltinToolOptions, SystemPromptOptions, Workspace,
+    BuiltinToolOptions, CodingEvent, SessionRecorder, SystemPromptOptions, Workspace,
 };
 use arbor_llm::client::LlmClient;
 use arbor_llm::{RequestOptions, ThinkingLevel};
@@ -21,6 +21,42 @@ pub struct AgentSession {
     pub tool_names: Vec<String>,
     pub cwd: PathBuf,
     pub thinking: ThinkingLevel,
+    /// Persists the conversation; `None` with `--no-session`.
+    pub recorder: Option<SessionRecorder>,
+    recorder_subscription: Option<arbor_agent::SubscriptionId>,
+}
+
+impl AgentSession {
+    /// Starts storing the conversation, sending coding events to `sink`. Call after the front
+    /// end subscribed its own listener, so `node_appended` follows its `message_end`.
+    pub fn attach_recorder(&mut self, sink: impl Fn(&CodingEvent) + Send + Sync + 'static) {
+        if let Some(recorder) = &self.recorder {
+            self.recorder_subscription =
+                Some(recorder.attach(&self.agent, std::sync::Arc::new(sink)));
+        }
+    }
+
+    /// Stops storing and drops the event sink (so an output writer it holds can finish).
+    pub fn detach_recorder(&mut self) {
+        if let (Some(recorder), Some(id)) = (&self.recorder, self.recorder_subscription.take()) {
+            recorder.detach(&self.agent, id);
+        }
+    }
+
+    /// `provider/id` of the current model, as sessions record it.
+    pub fn model_name(&self) -> String {
+        format!(
+            "{}/{}",
+            self.selection.model.provider, self.selection.model.id
+        )
+    }
+}
+
+/// Prints a coding event that a text front end cares about (storage failures) on stderr.
+pub fn report_to_stderr(event: &CodingEvent) {
+    if let CodingEvent::StoreError { message } = event {
+        eprintln!("arbor: could not store the conversation: {message}");
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +117,8 @@ pub fn start(
         tool_names: names,
         cwd: cwd.to_owned(),
         thinking,
+        recorder: None,
+        recorder_subscription: None,
     })
 }
 

@@ -1,0 +1,302 @@
+//! Stored sessions on the command line: choosing the session a run uses (`-c`, `-r ID`,
+//! `--no-session`), and the `sessions`, `tree` and `search` subcommands.
+
+use std::io::Write;
+use std::path::Path;
+
+use arbor_coding::SessionRecorder;
+use arbor_store::{SearchHit, SearchOptions, SessionSummary, SessionTree, Store};
+
+use crate::args::SessionArgs;
+use crate::session::AgentSession;
+
+/// Connects `session` to the store as the flags ask: nothing with `--no-session`, else a
+/// recorder on `DATA_DIR/arbor.db` for the project at the working directory, with the
+/// `--continue`d or `--resume`d session loaded into the agent (or a new session, created by
+/// the first message).
+pub fn connect(
+    session: &mut AgentSession,
+    args: &SessionArgs,
+    data_dir: &Path,
+) -> anyhow::Result<()> {
+    if args.no_session {
+        return Ok(());
+    }
+    let store = Store::open(data_dir)?;
+    let recorder = SessionRecorder::new(store, &session.cwd)?;
+    recorder.set_initial_model(&session.model_name(), session.thinking.as_str());
+    if let Some(id) = &args.resume {
+        recorder.switch_session(&session.agent, id)?;
+    } else if args.continue_latest {
+        recorder.continue_latest(&session.agent)?;
+    }
+    if recorder.session_id().is_some() {
+        // A different model or thinking level than the session last used is a change.
+        recorder.record_model(&session.model_name())?;
+        recorder.record_thinking_level(session.thinking.as_str())?;
+    }
+    session.recorder = Some(recorder);
+    Ok(())
+}
+
+/// `arbor sessions [--json] [--all]`.
+pub fn list(
+    data_dir: &Path,
+    cwd: &Path,
+    json: bool,
+    all: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let store = Store::open(data_dir)?;
+    let sessions = if all {
+        store.list_sessions(None, None)?
+    } else {
+        match store.find_project(cwd)? {
+            Some(project) => store.list_sessions(Some(&project.id), None)?,
+            None => Vec::new(),
+        }
+    };
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&sessions)?)?;
+    } else {
+        write_sessions(&sessions, all, out)?;
+    }
+    Ok(())
+}
+
+fn write_sessions(
+    sessions: &[SessionSummary],
+    all: bool,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    if sessions.is_empty() {
+        let scope = if all {
+            ""
+        } else {
+            " for this folder (--all lists every project)"
+        };
+        return writeln!(out, "no sessions{scope}");
+    }
+    for s in sessions {
+        let title = if s.session.title.is_empty() {
+            "(untitled)"
+        } else {
+            &s.session.title
+        };
+        write!(
+            out,
+            "{}  {}  {:>4} nodes  {}",
+            s.session.id,
+            format_time(s.session.updated_at),
+            s.node_count,
+            title
+        )?;
+        if all {
+            write!(out, "  [{}]", s.project_root)?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// `arbor tree ID [--json]`.
+pub fn tree(data_dir: &Path, id: &str, json: bool, out: &mut impl Write) -> anyhow::Result<()> {
+    let store = Store::open(data_dir)?;
+    let tree = store.session_tree(id)?;
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&tree)?)?;
+    } else {
+        out.write_all(render_tree(&tree).as_bytes())?;
+    }
+    Ok(())
+}
+
+/// `arbor search QUERY [--json]`.
+pub fn search(
+    data_dir: &Path,
+    query: &str,
+    json: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let store = Store::open(data_dir)?;
+    let hits = store.search(query, &SearchOptions::default())?;
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&hits)?)?;
+    } else {
+        write_hits(&hits, out)?;
+    }
+    Ok(())
+}
+
+fn write_hits(hits: &[SearchHit], out: &mut impl Write) -> std::io::Result<()> {
+    if hits.is_empty() {
+        return writeln!(out, "no matches");
+    }
+    for hit in hits {
+        writeln!(
+            out,
+            "{}  {}  {}\n  {} {}: {}",
+            hit.session_id,
+            format_time(hit.created_at),
+            hit.session_title,
+            hit.node_id,
+            hit.kind.as_str(),
+            hit.snippet.replace('\n', " ")
+        )?;
+    }
+    Ok(())
+}
+
+/// A session tree as text: one node per line (`id  role: first line`), a linear stretch at one
+/// indentation, each branch of a fork indented under `├─`/`└─`, the leaf marked `*`, labels in
+/// brackets, aborted answers marked.
+pub fn render_tree(tree: &SessionTree) -> String {
+    use std::collections::HashMap;
+    let nodes = &tree.nodes;
+    let mut children: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
+    for (i, node) in nodes.iter().enumerate() {
+        children
+            .entry(node.parent_id.as_deref())
+            .or_default()
+            .push(i);
+    }
+    let title = if tree.session.title.is_empty() {
+        "(untitled)"
+    } else {
+        &tree.session.title
+    };
+    let mut text = format!("session {}  {title}\n", tree.session.id);
+    if nodes.is_empty() {
+        text.push_str("(no messages)\n");
+        return text;
+    }
+    // (node, prefix for its line, prefix for what follows it, connector)
+    let mut stack: Vec<(usize, String, &'static str)> = Vec::new();
+    let roots = children.get(&None).cloned().unwrap_or_default();
+    push_children(&mut stack, &roots, "");
+    while let Some((i, prefix, connector)) = stack.pop() {
+        let node = &nodes[i];
+        let marker = if node.is_leaf { "* " } else { "  " };
+        let role = node.kind.as_str();
+        text.push_str(&format!(
+            "{marker}{prefix}{connector}{}  {role}: {}",
+            node.id, node.first_line
+        ));
+        if let Some(label) = &node.label {
+            text.push_str(&format!("  [{label}]"));
+        }
+        if node.aborted {
+            text.push_str("  (aborted)");
+        }
+        if node.is_leaf {
+            text.push_str("  ← leaf");
+        }
+        text.push('\n');
+        let kids = children
+            .get(&Some(node.id.as_str()))
+            .cloned()
+            .unwrap_or_default();
+        let continued = match connector {
+            "├─ " => format!("{prefix}│  "),
+            "└─ " => format!("{prefix}   "),
+            _ => prefix.clone(),
+        };
+        push_children(&mut stack, &kids, &continued);
+    }
+    text
+}
+
+fn push_children(stack: &mut Vec<(usize, String, &'static str)>, kids: &[usize], prefix: &str) {
+    match kids {
+        [] => {}
+        [only] => stack.push((*only, prefix.to_owned(), "")),
+        many => {
+            // Pushed in reverse so the oldest branch is printed first.
+            for (n, &kid) in many.iter().enumerate().rev() {
+                let connector = if n + 1 == many.len() {
+                    "└─ "
+                } else {
+                    "├─ "
+                };
+                stack.push((kid, prefix.to_owned(), connector));
+            }
+        }
+    }
+}
+
+/// Unix milliseconds as `YYYY-MM-DD HH:MM` (UTC).
+pub fn format_time(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbor_store::{NodeKind, Session, TreeNode};
+
+    fn node(id: &str, parent: Option<&str>, kind: NodeKind, line: &str, leaf: bool) -> TreeNode {
+        TreeNode {
+            id: id.into(),
+            parent_id: parent.map(Into::into),
+            kind,
+            role: kind.default_role().map(Into::into),
+            first_line: line.into(),
+            label: None,
+            aborted: false,
+            is_leaf: leaf,
+            created_at: 0,
+        }
+    }
+
+    #[test]
+    fn trees_indent_only_at_forks_and_mark_the_leaf() {
+        let session = Session {
+            id: "s1".into(),
+            project_id: "p".into(),
+            title: "hello".into(),
+            title_is_custom: false,
+            leaf_id: Some("d".into()),
+            model: None,
+            thinking_level: None,
+            created_at: 0,
+            updated_at: 0,
+        };
+        let tree = SessionTree {
+            session,
+            nodes: vec![
+                node("a", None, NodeKind::User, "hello", false),
+                node("b", Some("a"), NodeKind::Assistant, "hi", false),
+                node("c", Some("a"), NodeKind::Assistant, "hey", false),
+                node("d", Some("c"), NodeKind::User, "more", true),
+            ],
+        };
+        let text = render_tree(&tree);
+        assert_eq!(
+            text,
+            "session s1  hello\n  a  user: hello\n  ├─ b  assistant: hi\n  └─ c  assistant: hey\n*    d  user: more  ← leaf\n"
+        );
+    }
+
+    #[test]
+    fn times_are_utc_dates() {
+        assert_eq!(format_time(0), "1970-01-01 00:00");
+        assert_eq!(format_time(1_700_000_000_000), "2023-11-14 22:13");
+    }
+}

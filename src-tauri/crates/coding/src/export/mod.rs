@@ -1,0 +1,214 @@
+//! Export and import of sessions (DESIGN §8, issue 5).
+//!
+//! [`export_session`] writes a stored session in one of three [`ExportFormat`]s, for one
+//! [`ExportScope`] (the current branch, or the whole tree); [`import_jsonl`] reads a JSONL export
+//! back as a **new** session.
+//!
+//! # JSONL (lossless, version 1)
+//!
+//! Line 1 is the header, then one node per line, parents before children (store creation
+//! order), every line ending in `\n`:
+//!
+//! ```text
+//! {"type":"arbor_session","version":1,"session":{"id","title","title_is_custom","model",
+//!   "thinking_level","created_at","updated_at","current_leaf","project_root","node_count"}}
+//! {"type":"node","id","session_id","parent_id","kind","role","content","text","usage",
+//!   "aborted","first_kept_id","tokens_before","created_at","label"}
+//! ```
+//!
+//! `content` and `usage` are the stored JSON as is; `label` is the node's label (or `null`);
+//! `node_count` lets import detect a file cut at a line boundary. With
+//! [`ExportScope::CurrentBranch`] only the path root → leaf is written.
+//!
+//! # Import
+//!
+//! [`import_jsonl`] validates the whole file first (header, every line, ids unique, each parent
+//! and compaction `first_kept_id` among the nodes before it, the leaf known, the node count),
+//! reporting the 1-based line of the first problem ([`ImportError`]). Only then does it write: a
+//! new session in the project of `project_root`, with new ids (old → new mapped for parents,
+//! `first_kept_id`, the leaf, and any JSON string in `content` equal to an old node id, such as a
+//! compaction's `content.first_kept_id`), the same order, kinds, roles, contents, texts, usage,
+//! aborted flags, labels, model, thinking level and title. If any write fails, the partly
+//! written session is deleted again, so no half-imported session remains.
+//!
+//! **Not preserved:** ids (new ones) and timestamps — the store's public API stamps nodes and
+//! the session with the time of the import.
+//!
+//! # Round trip
+//!
+//! export → import → export gives the same file after [`normalize_jsonl`], which replaces the
+//! session id by `"session"`, each node id by `"node-N"` (N = its line order, 1-based) wherever it
+//! appears as a whole JSON string (ids, parents, leaf, `first_kept_id`, inside `content`), and
+//! sets `created_at`/`updated_at` of the session and of every node to `0`. Nothing else changes.
+//!
+//! # Markdown and HTML
+//!
+//! Markdown: a title and metadata, then one heading per message (user, assistant, tool result,
+//! compaction summary, ...); thinking as a quote, tool calls as fenced JSON, tool results in
+//! fenced blocks capped at [`MARKDOWN_RESULT_MAX_LINES`] lines / [`MARKDOWN_RESULT_MAX_CHARS`]
+//! characters with a note. With the whole tree, each fork opens nested "Branch" sections.
+//!
+//! HTML: one self-contained file (inline CSS and JS, no external URL, works offline): the
+//! conversation with collapsible (`<details>`) thinking, tool calls and results, and the tree as
+//! a nested list with the current leaf marked; clicking a tree entry shows the path to it. All
+//! content is HTML-escaped.
+
+mod html;
+mod jsonl;
+mod markdown;
+mod render;
+
+use arbor_store::{Node, Session, Store, StoreError};
+
+pub use jsonl::{import_jsonl, normalize_jsonl, ImportError, JSONL_VERSION};
+pub use markdown::{MARKDOWN_RESULT_MAX_CHARS, MARKDOWN_RESULT_MAX_LINES};
+
+/// Which part of a session to export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExportScope {
+    /// The path from the root to the current leaf.
+    #[default]
+    CurrentBranch,
+    /// Every node of the tree.
+    WholeTree,
+}
+
+/// The file format of an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// Lossless JSON Lines; can be imported again.
+    Jsonl,
+    Markdown,
+    /// A self-contained HTML page.
+    Html,
+}
+
+impl ExportFormat {
+    /// Every format, in a stable order.
+    pub const ALL: [ExportFormat; 3] = [
+        ExportFormat::Markdown,
+        ExportFormat::Jsonl,
+        ExportFormat::Html,
+    ];
+
+    /// The name used on the command line (`markdown`, `jsonl`, `html`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExportFormat::Jsonl => "jsonl",
+            ExportFormat::Markdown => "markdown",
+            ExportFormat::Html => "html",
+        }
+    }
+
+    /// The usual file extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Jsonl => "jsonl",
+            ExportFormat::Markdown => "md",
+            ExportFormat::Html => "html",
+        }
+    }
+}
+
+impl std::str::FromStr for ExportFormat {
+    type Err = String;
+
+    /// `markdown`/`md`, `jsonl`, `html` (case-insensitive).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "markdown" | "md" => Ok(ExportFormat::Markdown),
+            "jsonl" => Ok(ExportFormat::Jsonl),
+            "html" | "htm" => Ok(ExportFormat::Html),
+            other => Err(format!(
+                "unknown export format {other:?}; expected markdown, jsonl or html"
+            )),
+        }
+    }
+}
+
+/// A session loaded for export: its nodes in creation order (parents first) with labels.
+#[derive(Debug, Clone)]
+pub(crate) struct Loaded {
+    pub session: Session,
+    pub project_root: String,
+    pub nodes: Vec<(Node, Option<String>)>,
+}
+
+impl Loaded {
+    fn load(store: &Store, session_id: &str, scope: ExportScope) -> Result<Loaded, StoreError> {
+        let tree = store.session_tree(session_id)?;
+        let session = tree.session;
+        let project_root = store.get_project(&session.project_id)?.root;
+        let labels: std::collections::HashMap<String, Option<String>> = tree
+            .nodes
+            .iter()
+            .map(|n| (n.id.clone(), n.label.clone()))
+            .collect();
+        let label_of = |id: &str| labels.get(id).cloned().flatten();
+        let nodes = match scope {
+            ExportScope::CurrentBranch => match &session.leaf_id {
+                None => Vec::new(),
+                Some(leaf) => store
+                    .path_to(&session.id, leaf)?
+                    .into_iter()
+                    .map(|n| {
+                        let label = label_of(&n.id);
+                        (n, label)
+                    })
+                    .collect(),
+            },
+            ExportScope::WholeTree => tree
+                .nodes
+                .iter()
+                .map(|t| Ok((store.get_node(&t.id)?, t.label.clone())))
+                .collect::<Result<_, StoreError>>()?,
+        };
+        Ok(Loaded {
+            session,
+            project_root,
+            nodes,
+        })
+    }
+}
+
+/// Exports `session_id` (id or unique prefix) in `format`. Every format is UTF-8 text.
+pub fn export_session(
+    store: &Store,
+    session_id: &str,
+    scope: ExportScope,
+    format: ExportFormat,
+) -> Result<String, StoreError> {
+    let loaded = Loaded::load(store, session_id, scope)?;
+    match format {
+        ExportFormat::Jsonl => jsonl::write(&loaded),
+        ExportFormat::Markdown => Ok(markdown::write(&loaded, scope)),
+        ExportFormat::Html => Ok(html::write(&loaded)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::html::escape;
+    use super::render::cap;
+
+    #[test]
+    fn escape_covers_markup_and_quotes() {
+        assert_eq!(
+            escape("<script>a & 'b' \"c\"</script>"),
+            "&lt;script&gt;a &amp; &#39;b&#39; &quot;c&quot;&lt;/script&gt;"
+        );
+    }
+
+    #[test]
+    fn cap_keeps_short_text_and_notes_cuts() {
+        assert_eq!(cap("a\nb", 5, 100), ("a\nb".to_string(), None));
+        let (kept, note) = cap("1\n2\n3\n4", 2, 100);
+        assert_eq!(kept, "1\n2");
+        assert_eq!(note.unwrap(), "2 more lines not shown (4 lines in all)");
+        let (kept, note) = cap(&"x".repeat(50), 5, 10);
+        assert_eq!(kept, "x".repeat(10));
+        assert!(note.unwrap().contains("cut at 10 characters"));
+    }
+}

@@ -1,0 +1,35 @@
+//! Conversations persisted as trees in the store (`arbor-store`), and the branching semantics
+//! on top of them (see `../shared/DESIGN.md` §8).
+//!
+//! - [`convert`]: agent messages ↔ store nodes. Each completed message is one node (kind
+//!   `user` / `assistant` / `tool_result`, `content` = the serialized [`AgentMessage`], `text` =
+//!   its plain text for search and tree lines); a compaction or branch summary becomes a user
+//!   message carrying the summary; model/thinking changes and labels are not shown to the model.
+//! - [`recorder`]: [`SessionRecorder`] subscribes to an [`arbor_agent::Agent`] and appends every
+//!   message when it completes (`message_end`), emitting [`CodingEvent::NodeAppended`]; it also
+//!   resumes, navigates, regenerates, forks and switches sessions.
+//!
+//! [`AgentMessage`]: arbor_agent::AgentMessage
+
+pub mod convert;
+pub mod recorder;
+
+use serde::{Deserialize, Serialize};
+
+pub use convert::{context_messages, message_text, message_to_node, node_to_message};
+pub use recorder::{EventSink, Navigation, SessionRecorder, SessionsError};
+
+/// Events of the coding layer, sent to front ends beside the agent's events. Serialized flat
+/// with a snake_case `"type"`, like [`arbor_agent::AgentEvent`], so both share one stream.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum CodingEvent {
+    /// A node was stored (after the message's `message_end`, or a model/thinking change).
+    NodeAppended {
+        node_id: String,
+        parent_id: Option<String>,
+        session_id: String,
+    },
+    /// Storing failed; the conversation goes on in memory only for that message.
+    StoreError { message: String },
+}

@@ -1,0 +1,560 @@
+//! [`SessionRecorder`]: keeps an agent's conversation in the store, one node per completed
+//! message, and moves around the tree (resume, navigate, regenerate, fork, switch).
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use arbor_agent::{Agent, AgentEvent, AgentMessage, SubscriptionId};
+use arbor_store::{
+    NewNode, Node, NodeKind, Project, Session, SessionSummary, SessionTree, Store, StoreError,
+};
+use serde_json::json;
+
+use super::convert::{context_messages, message_to_node};
+use super::CodingEvent;
+
+/// Where a recorder sends [`CodingEvent`]s (called on the agent's loop task; keep it quick).
+pub type EventSink = Arc<dyn Fn(&CodingEvent) + Send + Sync>;
+
+/// What can go wrong persisting or moving around a session.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionsError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("a stored message does not decode: {0}")]
+    Decode(#[from] serde_json::Error),
+    #[error("the agent is running: abort it or wait for it to finish first")]
+    Busy,
+    #[error("no session yet: send a prompt first")]
+    NoSession,
+    #[error("nothing to regenerate: the current branch has no user message")]
+    NothingToRegenerate,
+}
+
+/// Where [`SessionRecorder::navigate`] left the session.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Navigation {
+    /// The new leaf (`None` = before the first message).
+    pub leaf_id: Option<String>,
+    /// When the target was a user message: its text, handed back for editing. Sending it (or
+    /// an edit) makes a sibling branch.
+    pub editor_text: Option<String>,
+}
+
+struct Inner {
+    store: Store,
+    project: Project,
+    /// `None` until the first node of a new session is stored (no empty sessions are left).
+    session_id: Option<String>,
+    /// The model (`provider/id`) and thinking level the session runs with now.
+    model: Option<String>,
+    thinking_level: Option<String>,
+    sink: Option<EventSink>,
+}
+
+/// Persists an agent's conversation into the store and navigates the session tree. Cheap to
+/// clone (shared state); every store write is its own transaction.
+#[derive(Clone)]
+pub struct SessionRecorder {
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl std::fmt::Debug for SessionRecorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let inner = self.lock();
+        f.debug_struct("SessionRecorder")
+            .field("project", &inner.project.root)
+            .field("session_id", &inner.session_id)
+            .finish()
+    }
+}
+
+impl SessionRecorder {
+    /// A recorder for the project at `cwd` (found or created; marked opened), with no session
+    /// yet: the first stored message creates one.
+    pub fn new(store: Store, cwd: &Path) -> Result<Self, SessionsError> {
+        let project = store.open_project(cwd, None)?;
+        Ok(Self {
+            inner: Arc::new(Mutex::new(Inner {
+                store,
+                project,
+                session_id: None,
+                model: None,
+                thinking_level: None,
+                sink: None,
+            })),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs `f` with the store (for listings, search and the like).
+    pub fn with_store<R>(&self, f: impl FnOnce(&Store) -> R) -> R {
+        f(&self.lock().store)
+    }
+
+    pub fn project(&self) -> Project {
+        self.lock().project.clone()
+    }
+
+    /// The current session's id; `None` before the first message of a new session.
+    pub fn session_id(&self) -> Option<String> {
+        self.lock().session_id.clone()
+    }
+
+    /// The current session, if it exists yet.
+    pub fn session(&self) -> Result<Option<Session>, SessionsError> {
+        let inner = self.lock();
+        match &inner.session_id {
+            None => Ok(None),
+            Some(id) => Ok(Some(inner.store.get_session(id)?)),
+        }
+    }
+
+    /// Sets the model and thinking level new sessions record, without adding nodes (use at
+    /// start-up; [`SessionRecorder::record_model`] records a change).
+    pub fn set_initial_model(&self, model: &str, thinking_level: &str) {
+        let mut inner = self.lock();
+        inner.model = Some(model.to_owned());
+        inner.thinking_level = Some(thinking_level.to_owned());
+    }
+
+    /// Subscribes to `agent`: every completed message (`message_end`) is stored as a node and
+    /// reported to `sink` as [`CodingEvent::NodeAppended`]; a failed write is reported as
+    /// [`CodingEvent::StoreError`]. Subscribe after the front end's own listener so
+    /// `node_appended` follows the `message_end` it belongs to.
+    pub fn attach(&self, agent: &Agent, sink: EventSink) -> SubscriptionId {
+        self.lock().sink = Some(sink);
+        let recorder = self.clone();
+        agent.subscribe(move |event| {
+            if let AgentEvent::MessageEnd { message } = event {
+                if let Err(error) = recorder.record(message) {
+                    recorder.emit(&CodingEvent::StoreError {
+                        message: error.to_string(),
+                    });
+                }
+            }
+        })
+    }
+
+    /// Undoes [`SessionRecorder::attach`]: unsubscribes and drops the sink.
+    pub fn detach(&self, agent: &Agent, subscription: SubscriptionId) {
+        agent.unsubscribe(subscription);
+        self.lock().sink = None;
+    }
+
+    fn emit(&self, event: &CodingEvent) {
+        let sink = self.lock().sink.clone();
+        if let Some(sink) = sink {
+            sink(event);
+        }
+    }
+
+    fn emit_appended(&self, node: &Node) {
+        self.emit(&CodingEvent::NodeAppended {
+            node_id: node.id.clone(),
+            parent_id: node.parent_id.clone(),
+            session_id: node.session_id.clone(),
+        });
+    }
+
+    /// Stores one completed message under the current leaf (creating the session on the first
+    /// one); custom messages are not stored (`Ok(None)`).
+    pub fn record(&self, message: &AgentMessage) -> Result<Option<Node>, SessionsError> {
+        let Some(new) = message_to_node(message)? else {
+            return Ok(None);
+        };
+        let node = self.append(new)?;
+        self.emit_appended(&node);
+        Ok(Some(node))
+    }
+
+    fn append(&self, node: NewNode) -> Result<Node, SessionsError> {
+        let mut inner = self.lock();
+        let session_id = match &inner.session_id {
+            Some(id) => id.clone(),
+            None => {
+                let session = inner.store.create_session(
+                    &inner.project.id,
+                    inner.model.as_deref(),
+                    inner.thinking_level.as_deref(),
+                )?;
+                inner.session_id = Some(session.id.clone());
+                session.id
+            }
+        };
+        Ok(inner.store.append(&session_id, node)?)
+    }
+
+    /// Records a model change (`provider/id`): a `model_change` node when a session exists and
+    /// the model differs from the one it has.
+    pub fn record_model(&self, model: &str) -> Result<Option<Node>, SessionsError> {
+        self.record_setting(NodeKind::ModelChange, model)
+    }
+
+    /// Records a thinking-level change (a `thinking_level_change` node, as for the model).
+    pub fn record_thinking_level(&self, level: &str) -> Result<Option<Node>, SessionsError> {
+        self.record_setting(NodeKind::ThinkingLevelChange, level)
+    }
+
+    fn record_setting(&self, kind: NodeKind, value: &str) -> Result<Option<Node>, SessionsError> {
+        let node = {
+            let mut inner = self.lock();
+            let (model, thinking) = match kind {
+                NodeKind::ModelChange => (Some(value.to_owned()), inner.thinking_level.clone()),
+                _ => (inner.model.clone(), Some(value.to_owned())),
+            };
+            inner.model = model.clone();
+            inner.thinking_level = thinking.clone();
+            let Some(session_id) = inner.session_id.clone() else {
+                return Ok(None);
+            };
+            let session = inner.store.get_session(&session_id)?;
+            let current = match kind {
+                NodeKind::ModelChange => session.model.as_deref(),
+                _ => session.thinking_level.as_deref(),
+            };
+            if current == Some(value) {
+                return Ok(None);
+            }
+            inner
+                .store
+                .set_session_model(&session_id, model.as_deref(), thinking.as_deref())?;
+            let content = match kind {
+                NodeKind::ModelChange => json!({ "model": value }),
+                _ => json!({ "thinking_level": value }),
+            };
+            inner
+                .store
+                .append(&session_id, NewNode::new(kind, content, value))?
+        };
+        self.emit_appended(&node);
+        Ok(Some(node))
+    }
+
+    /// Starts a new session: the agent's conversation is cleared and the next message creates
+    /// the session.
+    pub fn new_session(&self, agent: &Agent) -> Result<(), SessionsError> {
+        agent.clear_messages().map_err(|_| SessionsError::Busy)?;
+        self.lock().session_id = None;
+        Ok(())
+    }
+
+    /// Makes `id_or_prefix` the current session and loads its context into `agent`.
+    pub fn switch_session(
+        &self,
+        agent: &Agent,
+        id_or_prefix: &str,
+    ) -> Result<Session, SessionsError> {
+        if agent.is_streaming() {
+            return Err(SessionsError::Busy);
+        }
+        let session = self.lock().store.get_session(id_or_prefix)?;
+        self.lock().session_id = Some(session.id.clone());
+        self.load_into(agent)?;
+        Ok(session)
+    }
+
+    /// The most recently updated session of this project, made current and loaded into
+    /// `agent`; `None` (and a new session) when the project has none.
+    pub fn continue_latest(&self, agent: &Agent) -> Result<Option<Session>, SessionsError> {
+        let latest = {
+            let inner = self.lock();
+            inner.store.latest_session(&inner.project.id)?
+        };
+        match latest {
+            None => Ok(None),
+            Some(session) => self.switch_session(agent, &session.id).map(Some),
+        }
+    }
+
+    /// The current session's context as agent messages (empty before the first message).
+    pub fn context(&self) -> Result<Vec<AgentMessage>, SessionsError> {
+        let inner = self.lock();
+        let Some(id) = &inner.session_id else {
+            return Ok(Vec::new());
+        };
+        let nodes = inner.store.context(id)?;
+        Ok(context_messages(&nodes)?)
+    }
+
+    /// Replaces the agent's conversation with the current session's context.
+    pub fn load_into(&self, agent: &Agent) -> Result<usize, SessionsError> {
+        let messages = self.context()?;
+        let count = messages.len();
+        agent
+            .replace_messages(messages)
+            .map_err(|_| SessionsError::Busy)?;
+        Ok(count)
+    }
+
+    fn current_session_id(&self) -> Result<String, SessionsError> {
+        self.session_id().ok_or(SessionsError::NoSession)
+    }
+
+    /// Goes to `node` (id or unique prefix in the current session). A user message puts the
+    /// leaf at its parent and hands its text back for editing (sending it makes a sibling
+    /// branch); any other node becomes the leaf, to continue from. The agent's conversation
+    /// follows.
+    pub fn navigate(&self, agent: &Agent, node: &str) -> Result<Navigation, SessionsError> {
+        if agent.is_streaming() {
+            return Err(SessionsError::Busy);
+        }
+        let session_id = self.current_session_id()?;
+        let navigation = {
+            let inner = self.lock();
+            let id = inner.store.resolve_node_id(&session_id, node)?;
+            let node = inner.store.get_node(&id)?;
+            if node.kind == NodeKind::User {
+                inner
+                    .store
+                    .set_leaf(&session_id, node.parent_id.as_deref())?;
+                Navigation {
+                    leaf_id: node.parent_id.clone(),
+                    editor_text: Some(node.text.clone()),
+                }
+            } else {
+                inner.store.set_leaf(&session_id, Some(&node.id))?;
+                Navigation {
+                    leaf_id: Some(node.id),
+                    editor_text: None,
+                }
+            }
+        };
+        self.load_into(agent)?;
+        Ok(navigation)
+    }
+
+    /// Prepares a regeneration: moves the leaf to the last user message on the current
+    /// branch and loads that context; the caller then asks the model again with
+    /// [`Agent::continue_run`], so the new answer becomes a sibling of the old one under the
+    /// same user message. Returns that user message's node id.
+    pub fn regenerate(&self, agent: &Agent) -> Result<String, SessionsError> {
+        if agent.is_streaming() {
+            return Err(SessionsError::Busy);
+        }
+        let session_id = self.current_session_id()?;
+        let user_id = {
+            let inner = self.lock();
+            let path = inner.store.context(&session_id)?;
+            let last_user = path
+                .iter()
+                .rev()
+                .find(|n| n.kind == NodeKind::User)
+                .ok_or(SessionsError::NothingToRegenerate)?;
+            inner.store.set_leaf(&session_id, Some(&last_user.id))?;
+            last_user.id.clone()
+        };
+        self.load_into(agent)?;
+        Ok(user_id)
+    }
+
+    /// Copies the path to `node` (default: the current leaf) into a new session, makes it
+    /// current and loads it into the agent.
+    pub fn fork(&self, agent: &Agent, node: Option<&str>) -> Result<Session, SessionsError> {
+        if agent.is_streaming() {
+            return Err(SessionsError::Busy);
+        }
+        let session_id = self.current_session_id()?;
+        let session = self.lock().store.fork_session(&session_id, node)?;
+        self.lock().session_id = Some(session.id.clone());
+        self.load_into(agent)?;
+        Ok(session)
+    }
+
+    /// The current session's tree; `None` before the first message.
+    pub fn tree(&self) -> Result<Option<SessionTree>, SessionsError> {
+        let inner = self.lock();
+        match &inner.session_id {
+            None => Ok(None),
+            Some(id) => Ok(Some(inner.store.session_tree(id)?)),
+        }
+    }
+
+    /// Sessions of this project (or of all projects with `all`), most recent first.
+    pub fn list_sessions(&self, all: bool) -> Result<Vec<SessionSummary>, SessionsError> {
+        let inner = self.lock();
+        let project = (!all).then_some(inner.project.id.as_str());
+        Ok(inner.store.list_sessions(project, None)?)
+    }
+
+    /// Renames the current session.
+    pub fn rename(&self, title: &str) -> Result<Session, SessionsError> {
+        let session_id = self.current_session_id()?;
+        Ok(self.lock().store.rename_session(&session_id, title)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbor_agent::AgentOptions;
+    use arbor_llm::{Api, AssistantContent, AssistantMessage, TextContent, UserMessage};
+
+    fn agent() -> Agent {
+        let catalog = arbor_llm::catalog::Catalog::builtin().unwrap();
+        let (model, _) = catalog.resolve(Some("anthropic"), None).unwrap();
+        Agent::new(
+            arbor_llm::LlmClient::new().unwrap(),
+            AgentOptions::new(model),
+        )
+    }
+
+    fn user(text: &str) -> AgentMessage {
+        AgentMessage::User(UserMessage::text(text))
+    }
+
+    fn answer(text: &str) -> AgentMessage {
+        let mut message = AssistantMessage::empty(Api::AnthropicMessages, "mock", "m");
+        message.content = vec![AssistantContent::Text(TextContent::new(text))];
+        AgentMessage::Assistant(message)
+    }
+
+    fn texts(agent: &Agent) -> Vec<String> {
+        agent
+            .messages()
+            .iter()
+            .map(super::super::message_text)
+            .collect()
+    }
+
+    fn recorder(dir: &tempfile::TempDir) -> (SessionRecorder, Arc<Mutex<Vec<CodingEvent>>>) {
+        let store = Store::open(&dir.path().join("data")).unwrap();
+        let recorder = SessionRecorder::new(store, dir.path()).unwrap();
+        recorder.set_initial_model("anthropic/claude", "off");
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let sink = events.clone();
+        recorder.lock().sink = Some(Arc::new(move |e: &CodingEvent| {
+            sink.lock().unwrap().push(e.clone());
+        }));
+        (recorder, events)
+    }
+
+    #[test]
+    fn records_lazily_and_reports_each_node() {
+        let dir = tempfile::tempdir().unwrap();
+        let (recorder, events) = recorder(&dir);
+        assert_eq!(recorder.session_id(), None);
+        let first = recorder.record(&user("hello\nthere")).unwrap().unwrap();
+        let second = recorder.record(&answer("hi")).unwrap().unwrap();
+        let session = recorder.session().unwrap().unwrap();
+        assert_eq!(session.title, "hello");
+        assert_eq!(session.model.as_deref(), Some("anthropic/claude"));
+        assert_eq!(second.parent_id.as_deref(), Some(first.id.as_str()));
+        let events = events.lock().unwrap().clone();
+        assert_eq!(
+            events,
+            vec![
+                CodingEvent::NodeAppended {
+                    node_id: first.id.clone(),
+                    parent_id: None,
+                    session_id: session.id.clone(),
+                },
+                CodingEvent::NodeAppended {
+                    node_id: second.id.clone(),
+                    parent_id: Some(first.id.clone()),
+                    session_id: session.id.clone(),
+                },
+            ]
+        );
+        // A model change is a node, not part of the model's context; the same model is not.
+        assert!(recorder.record_model("anthropic/claude").unwrap().is_none());
+        let change = recorder.record_model("openai/gpt").unwrap().unwrap();
+        assert_eq!(change.kind, NodeKind::ModelChange);
+        assert!(recorder.record_thinking_level("high").unwrap().is_some());
+        let agent = agent();
+        assert_eq!(recorder.load_into(&agent).unwrap(), 2);
+        let session = recorder.session().unwrap().unwrap();
+        assert_eq!(session.model.as_deref(), Some("openai/gpt"));
+        assert_eq!(session.thinking_level.as_deref(), Some("high"));
+    }
+
+    #[test]
+    fn navigating_regenerating_and_forking() {
+        let dir = tempfile::tempdir().unwrap();
+        let (recorder, _) = recorder(&dir);
+        let agent = agent();
+        let q1 = recorder.record(&user("q1")).unwrap().unwrap();
+        let a1 = recorder.record(&answer("a1")).unwrap().unwrap();
+        let q2 = recorder.record(&user("q2")).unwrap().unwrap();
+        recorder.record(&answer("a2")).unwrap();
+
+        // To a user message: leaf at its parent, text handed back.
+        let nav = recorder.navigate(&agent, &q2.id).unwrap();
+        assert_eq!(nav.leaf_id.as_deref(), Some(a1.id.as_str()));
+        assert_eq!(nav.editor_text.as_deref(), Some("q2"));
+        assert_eq!(texts(&agent), ["q1", "a1"]);
+        // Resubmitting makes a sibling branch.
+        let q2b = recorder.record(&user("q2 edited")).unwrap().unwrap();
+        assert_eq!(q2b.parent_id.as_deref(), Some(a1.id.as_str()));
+        recorder.record(&answer("a2b")).unwrap();
+
+        // To the first message: above the root; the next prompt is a new root.
+        let nav = recorder.navigate(&agent, &q1.id).unwrap();
+        assert_eq!(nav.leaf_id, None);
+        assert!(agent.messages().is_empty());
+
+        // To any other node: continue from it.
+        let nav = recorder
+            .navigate(&agent, &a1.id[..a1.id.len() - 1])
+            .unwrap();
+        assert_eq!(nav.leaf_id.as_deref(), Some(a1.id.as_str()));
+        assert_eq!(nav.editor_text, None);
+        assert_eq!(texts(&agent), ["q1", "a1"]);
+
+        // Regenerate: leaf at the last user message of the branch.
+        recorder.navigate(&agent, &q2b.id).unwrap();
+        recorder.record(&user("q2 again")).unwrap();
+        recorder.record(&answer("a2c")).unwrap();
+        let user_id = recorder.regenerate(&agent).unwrap();
+        assert_eq!(texts(&agent), ["q1", "a1", "q2 again"]);
+        let tree = recorder.tree().unwrap().unwrap();
+        assert!(tree.nodes.iter().any(|n| n.id == user_id && n.is_leaf));
+
+        // Fork: a new session with the path to the node.
+        let original = recorder.session_id().unwrap();
+        let forked = recorder.fork(&agent, Some(&a1.id)).unwrap();
+        assert_ne!(forked.id, original);
+        assert_eq!(recorder.session_id().as_deref(), Some(forked.id.as_str()));
+        assert_eq!(texts(&agent), ["q1", "a1"]);
+        assert_eq!(recorder.list_sessions(false).unwrap().len(), 2);
+
+        // Switching back restores that session's leaf; unknown ids are errors.
+        recorder.switch_session(&agent, &original).unwrap();
+        assert_eq!(texts(&agent), ["q1", "a1", "q2 again"]);
+        assert!(matches!(
+            recorder.switch_session(&agent, "ffff0000"),
+            Err(SessionsError::Store(StoreError::NotFound { .. }))
+        ));
+        assert!(recorder.navigate(&agent, "ffff0000").is_err());
+
+        // A new session starts empty and lazily.
+        recorder.new_session(&agent).unwrap();
+        assert_eq!(recorder.session_id(), None);
+        assert!(matches!(
+            recorder.regenerate(&agent),
+            Err(SessionsError::NoSession)
+        ));
+        assert!(recorder.tree().unwrap().is_none());
+    }
+
+    #[test]
+    fn continue_latest_picks_the_most_recent_session_of_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let (recorder, _) = recorder(&dir);
+        let agent = agent();
+        assert!(recorder.continue_latest(&agent).unwrap().is_none());
+        recorder.record(&user("old")).unwrap();
+        recorder.new_session(&agent).unwrap();
+        recorder.record(&user("new")).unwrap();
+        let latest = recorder.session_id();
+        let (other, _) = self::recorder(&dir);
+        let session = other.continue_latest(&agent).unwrap().unwrap();
+        assert_eq!(Some(session.id), latest);
+        assert_eq!(texts(&agent), ["new"]);
+    }
+}
