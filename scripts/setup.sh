@@ -12,7 +12,7 @@ app_packages=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
 )
 test_packages=(
-  xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring libsecret-1-dev libsecret-tools keyutils git
+  xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring libsecret-1-dev libsecret-tools keyutils git tmux
 )
 packages=("${app_packages[@]}")
 [ "$mode" = test ] && packages+=("${test_packages[@]}")

@@ -2,8 +2,10 @@
 //! streamed answers with colour, tool calls with live output, tokens and cost after each turn.
 //! Enter while the agent works queues a steer; Ctrl+C aborts the turn, twice exits.
 //!
-//! The editor runs on its own thread (it blocks on the terminal); everything the agent prints
-//! goes through the editor's external printer so it appears above the input line.
+//! The editor runs on its own thread (it blocks on the terminal) and only while the agent is idle;
+//! during a run the terminal is in its ordinary line mode, the agent's output and a spinner go
+//! straight to stdout, and a typed line (Enter) becomes a steer. The two take turns through a
+//! handshake, so nothing is printed while the editor owns the screen.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,8 +18,7 @@ use arbor_llm::ThinkingLevel;
 use rustyline::error::ReadlineError;
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
 use rustyline::{
-    Cmd, Completer, Editor, EventHandler, ExternalPrinter, Helper, Highlighter, Hinter, KeyCode,
-    KeyEvent, Modifiers,
+    Cmd, Completer, Editor, EventHandler, Helper, Highlighter, Hinter, KeyCode, KeyEvent, Modifiers,
 };
 use tokio::sync::mpsc;
 
@@ -25,6 +26,7 @@ use crate::render::{Renderer, Style};
 use crate::rpc_mode::ModelResolver;
 use crate::session::{self, AgentSession};
 use crate::{args::ModelArgs, selection};
+use arbor_protocol::AgentEvent;
 
 const HELP: &str = "Commands:
   /help                 this help
@@ -43,7 +45,10 @@ Enter sends; Alt+Enter or a trailing \\ adds a line. Enter while the agent works
 
 enum Input {
     Line(String),
-    Interrupted,
+    /// Ctrl+C: from the editor (a key) or, during a run, from SIGINT.
+    Interrupted {
+        from_editor: bool,
+    },
     End,
 }
 
@@ -61,25 +66,91 @@ impl Validator for ContinuationValidator {
     }
 }
 
-/// Collects rendered text and hands whole lines to the editor's printer.
-struct LinePrinter {
-    printer: Box<dyn ExternalPrinter + Send>,
-    pending: String,
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// Everything the interactive mode prints: the renderer, and the spinner line it shares the
+/// screen with (drawn only while the model is being waited for, on an empty line).
+#[derive(Clone)]
+struct Console {
+    renderer: Arc<Mutex<Renderer>>,
+    /// Waiting for the model's first output of a turn: the spinner runs.
+    waiting: Arc<AtomicBool>,
+    /// A spinner frame is on screen and must be erased before other output.
+    spinner_shown: Arc<AtomicBool>,
+    /// A run is active: input is read as plain lines (steers), not with the editor.
+    busy: Arc<AtomicBool>,
 }
 
-impl std::io::Write for LinePrinter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.pending.push_str(&String::from_utf8_lossy(bytes));
-        while let Some(end) = self.pending.find('\n') {
-            let line: String = self.pending.drain(..=end).collect();
-            self.printer
-                .print(line.trim_end_matches('\n').to_owned())
-                .map_err(std::io::Error::other)?;
+impl Console {
+    fn new(style: Style) -> Self {
+        Self {
+            renderer: Arc::new(Mutex::new(Renderer::new(style))),
+            waiting: Arc::new(AtomicBool::new(false)),
+            spinner_shown: Arc::new(AtomicBool::new(false)),
+            busy: Arc::new(AtomicBool::new(false)),
         }
-        Ok(bytes.len())
     }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+
+    /// Runs an agent call in the background, marked busy until it ends.
+    fn run_in_background<F>(&self, run: F)
+    where
+        F: std::future::Future<Output = Result<arbor_agent::RunOutcome, arbor_agent::AgentError>>
+            + Send
+            + 'static,
+    {
+        self.busy.store(true, Ordering::Relaxed);
+        let out = self.clone();
+        tokio::spawn(async move {
+            if let Err(error) = run.await {
+                say(&out, &format!("arbor: {error}"));
+            }
+            out.busy.store(false, Ordering::Relaxed);
+            // The input thread may be waiting in a plain line read: show where to type.
+            let mut stdout = std::io::stdout().lock();
+            let _ = std::io::Write::write_all(&mut stdout, "› ".as_bytes());
+            let _ = std::io::Write::flush(&mut stdout);
+        });
+    }
+
+    fn clear_spinner(&self, out: &mut impl std::io::Write) {
+        if self.spinner_shown.swap(false, Ordering::Relaxed) {
+            let _ = out.write_all(b"\r\x1b[K");
+        }
+    }
+
+    fn render(&self, event: &AgentEvent) {
+        use arbor_protocol::AgentEvent as E;
+        let Ok(mut renderer) = self.renderer.lock() else {
+            return;
+        };
+        let mut stdout = std::io::stdout().lock();
+        match event {
+            E::TurnStart => self.waiting.store(true, Ordering::Relaxed),
+            E::MessageUpdate { .. } | E::ToolExecutionStart { .. } | E::AgentEnd { .. } => {
+                self.waiting.store(false, Ordering::Relaxed);
+                self.clear_spinner(&mut stdout);
+            }
+            _ => {}
+        }
+        let _ = renderer.render(event, &mut stdout);
+    }
+
+    /// Draws the next spinner frame when the model is being waited for.
+    fn tick(&self, frame: usize, label: &str) {
+        let Ok(renderer) = self.renderer.lock() else {
+            return;
+        };
+        if !self.waiting.load(Ordering::Relaxed) || !renderer.at_line_start() {
+            return;
+        }
+        let mut stdout = std::io::stdout().lock();
+        let text = format!(
+            "\r\x1b[K\x1b[2m{} {label}\x1b[0m",
+            SPINNER[frame % SPINNER.len()]
+        );
+        let _ = std::io::Write::write_all(&mut stdout, text.as_bytes());
+        let _ = std::io::Write::flush(&mut stdout);
+        self.spinner_shown.store(true, Ordering::Relaxed);
     }
 }
 
@@ -96,33 +167,11 @@ pub async fn run(
         EventHandler::Simple(Cmd::Newline),
     );
     let _ = editor.load_history(&history);
-    let printer = editor.create_external_printer()?;
-    let out = Arc::new(Mutex::new(LinePrinter {
-        printer: Box::new(printer),
-        pending: String::new(),
-    }));
-    let style = Style { color: true };
-
-    let renderer = Arc::new(Mutex::new(Renderer::new(style)));
+    let out = Console::new(Style { color: true });
     {
-        let (renderer, out) = (renderer.clone(), out.clone());
-        session.agent.subscribe(move |event| {
-            let (Ok(mut renderer), Ok(mut out)) = (renderer.lock(), out.lock()) else {
-                return;
-            };
-            if matches!(event, arbor_protocol::AgentEvent::AgentStart) {
-                // The editor keeps the input line during a run (for steering), so the waiting
-                // state is a line, not an animated spinner.
-                let _ = std::io::Write::write_all(
-                    &mut *out,
-                    format!("{}\n", style.dim("⋯ working — Enter steers, Ctrl+C aborts"))
-                        .as_bytes(),
-                );
-            }
-            let _ = renderer.render(event, &mut *out);
-        });
+        let out = out.clone();
+        session.agent.subscribe(move |event| out.render(event));
     }
-
     {
         let out = out.clone();
         session.attach_recorder(move |event| {
@@ -134,8 +183,23 @@ pub async fn run(
             }
         });
     }
+    {
+        // The spinner: a frame every 80 ms while the model is being waited for.
+        let (out, label) = (
+            out.clone(),
+            format!("waiting for {}", session.selection.model.id),
+        );
+        tokio::spawn(async move {
+            let mut frame = 0usize;
+            let mut ticks = tokio::time::interval(Duration::from_millis(80));
+            loop {
+                ticks.tick().await;
+                out.tick(frame, &label);
+                frame = frame.wrapping_add(1);
+            }
+        });
+    }
 
-    // Printed before the editor starts: the external printer shows text only while it reads.
     println!(
         "Arbor {} · {}/{} · {} · /help for commands",
         env!("CARGO_PKG_VERSION"),
@@ -151,19 +215,46 @@ pub async fn run(
             session.agent.messages().len()
         );
     }
-    let busy = Arc::new(AtomicBool::new(false));
+    let busy = out.busy.clone();
     let (inputs, mut input) = mpsc::unbounded_channel();
-    spawn_editor(editor, history, busy.clone(), inputs);
+    let (ready, ready_for_input) = std::sync::mpsc::channel::<()>();
+    spawn_editor(
+        editor,
+        history,
+        busy.clone(),
+        inputs.clone(),
+        ready_for_input,
+    );
+    // During a run the terminal is in line mode, so Ctrl+C arrives as SIGINT.
+    tokio::spawn(async move {
+        while tokio::signal::ctrl_c().await.is_ok() {
+            if inputs
+                .send(Input::Interrupted { from_editor: false })
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
 
     let mut last_interrupt: Option<Instant> = None;
-    while let Some(event) = input.recv().await {
-        busy.store(session.agent.is_streaming(), Ordering::Relaxed);
+    // One `ready` per input the thread delivered: it then reads again — the editor when idle, a
+    // plain line during a run. A SIGINT comes from elsewhere and must not add a turn.
+    let mut owe_ready = true;
+    loop {
+        if std::mem::take(&mut owe_ready) {
+            let _ = ready.send(());
+        }
+        let Some(event) = input.recv().await else {
+            break;
+        };
+        owe_ready = !matches!(event, Input::Interrupted { from_editor: false });
         match event {
             Input::End => break,
-            Input::Interrupted => {
+            Input::Interrupted { .. } => {
                 if session.agent.is_streaming() {
                     session.agent.abort();
-                    say(&out, "(aborted)");
+                    session.agent.wait_for_idle().await;
                 } else if last_interrupt.is_some_and(|at| at.elapsed() < Duration::from_secs(2)) {
                     break;
                 } else {
@@ -187,7 +278,8 @@ pub async fn run(
                         "(steering: delivered after the running tool finishes)",
                     );
                 } else {
-                    start_prompt(&session.agent, text.to_owned(), busy.clone(), out.clone());
+                    let (agent, text) = (session.agent.clone(), text.to_owned());
+                    out.run_in_background(async move { agent.prompt(text, Vec::new()).await });
                 }
             }
         }
@@ -199,47 +291,45 @@ pub async fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-fn say(out: &Arc<Mutex<LinePrinter>>, text: &str) {
-    if let Ok(mut out) = out.lock() {
-        let _ = std::io::Write::write_all(&mut *out, format!("{text}\n").as_bytes());
-    }
+fn say(out: &Console, text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    out.clear_spinner(&mut stdout);
+    let _ = std::io::Write::write_all(&mut stdout, format!("{text}\n").as_bytes());
+    let _ = std::io::Write::flush(&mut stdout);
 }
 
-fn start_prompt(agent: &Agent, text: String, busy: Arc<AtomicBool>, out: Arc<Mutex<LinePrinter>>) {
-    busy.store(true, Ordering::Relaxed);
-    let agent = agent.clone();
-    tokio::spawn(async move {
-        if let Err(error) = agent.prompt(text, Vec::new()).await {
-            say(&out, &format!("arbor: {error}"));
-        }
-        busy.store(false, Ordering::Relaxed);
-    });
-}
-
+/// Reads input when told to (`ready`): the line editor while the agent is idle, a plain line
+/// (the terminal's own line mode) during a run, so the run's output can use the screen.
 fn spawn_editor(
     mut editor: Editor<ContinuationValidator, rustyline::history::DefaultHistory>,
     history: PathBuf,
     busy: Arc<AtomicBool>,
     inputs: mpsc::UnboundedSender<Input>,
+    ready: std::sync::mpsc::Receiver<()>,
 ) {
-    std::thread::spawn(move || loop {
-        let prompt = if busy.load(Ordering::Relaxed) {
-            "steer› "
-        } else {
-            "› "
-        };
-        let event = match editor.readline(prompt) {
-            Ok(line) => {
-                let _ = editor.add_history_entry(line.as_str());
-                let _ = editor.append_history(&history);
-                Input::Line(line.replace("\\\n", "\n"))
+    std::thread::spawn(move || {
+        while ready.recv().is_ok() {
+            let event = if busy.load(Ordering::Relaxed) {
+                let mut line = String::new();
+                match std::io::stdin().read_line(&mut line) {
+                    Ok(0) | Err(_) => Input::End,
+                    Ok(_) => Input::Line(line),
+                }
+            } else {
+                match editor.readline("› ") {
+                    Ok(line) => {
+                        let _ = editor.add_history_entry(line.as_str());
+                        let _ = editor.append_history(&history);
+                        Input::Line(line.replace("\\\n", "\n"))
+                    }
+                    Err(ReadlineError::Interrupted) => Input::Interrupted { from_editor: true },
+                    Err(_) => Input::End,
+                }
+            };
+            let end = matches!(event, Input::End);
+            if inputs.send(event).is_err() || end {
+                return;
             }
-            Err(ReadlineError::Interrupted) => Input::Interrupted,
-            Err(_) => Input::End,
-        };
-        let end = matches!(event, Input::End);
-        if inputs.send(event).is_err() || end {
-            return;
         }
     });
 }
@@ -250,7 +340,7 @@ fn session_command(
     argument: &str,
     recorder: &arbor_coding::SessionRecorder,
     agent: &Agent,
-    out: &Arc<Mutex<LinePrinter>>,
+    out: &Console,
 ) {
     let result: Result<String, String> = (|| {
         let e = |error: arbor_coding::SessionsError| error.to_string();
@@ -271,12 +361,8 @@ fn session_command(
             }
             "regenerate" => {
                 recorder.regenerate(agent).map_err(e)?;
-                let (agent, out) = (agent.clone(), out.clone());
-                tokio::spawn(async move {
-                    if let Err(error) = agent.continue_run().await {
-                        say(&out, &format!("arbor: {error}"));
-                    }
-                });
+                let agent = agent.clone();
+                out.run_in_background(async move { agent.continue_run().await });
                 Ok("(regenerating)".to_owned())
             }
             "fork" => {
@@ -324,7 +410,7 @@ fn slash_command(
     command: &str,
     session: &mut AgentSession,
     resolver: &ModelResolver,
-    out: &Arc<Mutex<LinePrinter>>,
+    out: &Console,
 ) -> bool {
     let (name, argument) = command
         .split_once(' ')

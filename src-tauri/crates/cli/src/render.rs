@@ -54,6 +54,11 @@ impl Renderer {
         }
     }
 
+    /// Whether the next text starts a new line (a status line may be drawn there).
+    pub fn at_line_start(&self) -> bool {
+        self.at_line_start
+    }
+
     fn write(&mut self, out: &mut dyn Write, text: &str) -> std::io::Result<()> {
         if text.is_empty() {
             return Ok(());
