@@ -15,19 +15,7 @@ use support::Arbor;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 fn endpoint(mock: &MockProvider, api: WireApi) -> Vec<String> {
-    [
-        "--api",
-        api.as_str(),
-        "--base-url",
-        &mock.url_for(api),
-        "--model",
-        "mock-model",
-        "--api-key",
-        "k",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect()
+    support::endpoint_args(mock, api)
 }
 
 fn workspace() -> tempfile::TempDir {

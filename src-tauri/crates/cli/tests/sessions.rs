@@ -16,20 +16,7 @@ use support::Arbor;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 fn endpoint(mock: &MockProvider) -> Vec<String> {
-    let api = WireApi::OpenAiCompletions;
-    [
-        "--api",
-        api.as_str(),
-        "--base-url",
-        &mock.url_for(api),
-        "--model",
-        "mock-model",
-        "--api-key",
-        "k",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect()
+    support::endpoint_args(mock, WireApi::OpenAiCompletions)
 }
 
 /// `arbor -C DIR <endpoint> ARGS…`.

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use arbor_test_support::WireApi;
+use arbor_test_support::{MockProvider, WireApi};
 
 /// Every variable a provider key could come from: removed so the host's keys never leak in.
 pub const KEY_VARIABLES: [&str; 9] = [
@@ -127,4 +127,21 @@ pub fn mock_provider_binary() -> PathBuf {
         binary.display()
     );
     binary
+}
+
+/// `--api API --base-url URL --model mock-model --api-key k`: the mock speaking `api`.
+pub fn endpoint_args(mock: &MockProvider, api: WireApi) -> Vec<String> {
+    [
+        "--api",
+        api.as_str(),
+        "--base-url",
+        &mock.url_for(api),
+        "--model",
+        "mock-model",
+        "--api-key",
+        "k",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect()
 }

@@ -102,6 +102,18 @@ pub(crate) fn data_url(image: &ImageContent) -> String {
     format!("data:{};base64,{}", image.mime_type, image.data)
 }
 
+/// JSON in, SSE out, and the key as a bearer token: both OpenAI protocols and every compatible server.
+pub(crate) fn bearer_headers(options: &RequestOptions) -> Vec<(String, String)> {
+    let mut headers = vec![
+        ("content-type".to_string(), "application/json".to_string()),
+        ("accept".to_string(), "text/event-stream".to_string()),
+    ];
+    if let Some(key) = &options.api_key {
+        headers.push(("authorization".to_string(), format!("Bearer {key}")));
+    }
+    headers
+}
+
 #[cfg(test)]
 pub(crate) mod fixtures {
     //! A conversation exercising every content kind, shared by the builders' snapshot tests.

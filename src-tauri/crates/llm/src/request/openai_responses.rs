@@ -8,7 +8,8 @@ use serde_json::{json, Map, Value};
 
 use super::openai_completions::reasoning_effort;
 use super::{
-    data_url, join_url, joined_text, max_tokens, split_content, HttpRequest, RequestOptions,
+    bearer_headers, data_url, join_url, joined_text, max_tokens, split_content, HttpRequest,
+    RequestOptions,
 };
 use crate::model::Model;
 use crate::types::{AssistantContent, AssistantMessage, Context, Message, UserContent};
@@ -48,13 +49,7 @@ pub fn build(model: &Model, context: &Context, options: &RequestOptions) -> Http
     if let (Some(temperature), None) = (options.temperature, effort) {
         body.insert("temperature".into(), json!(temperature));
     }
-    let mut headers = vec![
-        ("content-type".to_string(), "application/json".to_string()),
-        ("accept".to_string(), "text/event-stream".to_string()),
-    ];
-    if let Some(key) = &options.api_key {
-        headers.push(("authorization".to_string(), format!("Bearer {key}")));
-    }
+    let headers = bearer_headers(options);
     HttpRequest {
         url: join_url(&model.base_url, "/responses"),
         headers,
