@@ -57,6 +57,9 @@ impl DesktopSession {
             .context("starting tauri-driver")?;
         let mut driver = Managed::new("tauri-driver", child);
         wait_for_port(port, &mut driver).await?;
+        // tauri-driver answers before the WebKitWebDriver it starts is listening; a session
+        // request in that window fails with an empty reply (seen under load).
+        wait_for_port(native_port, &mut driver).await?;
 
         let capabilities = serde_json::json!({
             "browserName": "wry",
@@ -77,10 +80,10 @@ impl DesktopSession {
                 Ok(client) => break client,
                 // tauri-driver accepts connections before WebKitWebDriver behind it is ready;
                 // a first session request can then fail with no message at all.
-                Err(error) if attempt < 3 => {
+                Err(error) if attempt < 5 => {
                     eprintln!("WebDriver session attempt {attempt} failed: {error:?}; retrying");
                     attempt += 1;
-                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    tokio::time::sleep(Duration::from_secs(1)).await;
                 }
                 Err(error) => {
                     return Err(anyhow::anyhow!("{error:?}"))
@@ -182,7 +185,7 @@ fn start_xvfb() -> Result<(Managed, String)> {
 }
 
 async fn wait_for_port(port: u16, driver: &mut Managed) -> Result<()> {
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         driver.ensure_running()?;
         if tokio::net::TcpStream::connect(("127.0.0.1", port))
@@ -192,7 +195,7 @@ async fn wait_for_port(port: u16, driver: &mut Managed) -> Result<()> {
             return Ok(());
         }
         if Instant::now() > deadline {
-            bail!("tauri-driver did not listen on port {port} within 20 s");
+            bail!("nothing listened on port {port} within 30 s (tauri-driver or WebKitWebDriver)");
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
