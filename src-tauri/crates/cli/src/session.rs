@@ -24,20 +24,32 @@ pub struct AgentSession {
     /// Persists the conversation; `None` with `--no-session`.
     pub recorder: Option<SessionRecorder>,
     recorder_subscription: Option<arbor_agent::SubscriptionId>,
+    /// Where coding events other than stored nodes go (retries); set with the recorder's sink.
+    events: EventSlot,
 }
 
+type EventSlot =
+    std::sync::Arc<std::sync::Mutex<Option<std::sync::Arc<dyn Fn(&CodingEvent) + Send + Sync>>>>;
+
 impl AgentSession {
-    /// Starts storing the conversation, sending coding events to `sink`. Call after the front
-    /// end subscribed its own listener, so `node_appended` follows its `message_end`.
+    /// Sends coding events to `sink` (retries; stored nodes when the conversation is stored,
+    /// which this starts). Call after the front end subscribed its own listener, so
+    /// `node_appended` follows its `message_end`.
     pub fn attach_recorder(&mut self, sink: impl Fn(&CodingEvent) + Send + Sync + 'static) {
+        let sink: std::sync::Arc<dyn Fn(&CodingEvent) + Send + Sync> = std::sync::Arc::new(sink);
+        if let Ok(mut slot) = self.events.lock() {
+            *slot = Some(sink.clone());
+        }
         if let Some(recorder) = &self.recorder {
-            self.recorder_subscription =
-                Some(recorder.attach(&self.agent, std::sync::Arc::new(sink)));
+            self.recorder_subscription = Some(recorder.attach(&self.agent, sink));
         }
     }
 
     /// Stops storing and drops the event sink (so an output writer it holds can finish).
     pub fn detach_recorder(&mut self) {
+        if let Ok(mut slot) = self.events.lock() {
+            *slot = None;
+        }
         if let (Some(recorder), Some(id)) = (&self.recorder, self.recorder_subscription.take()) {
             recorder.detach(&self.agent, id);
         }
@@ -98,13 +110,24 @@ pub fn start(
         date: today_utc(),
         cwd: cwd.to_owned(),
     });
-    let client = LlmClient::new()?.on_retry(|notice| {
+    let events: EventSlot = Default::default();
+    let retry_events = events.clone();
+    let client = LlmClient::new()?.on_retry(move |notice| {
+        // Diagnostics go to stderr in every mode; JSON and RPC also get the event.
         eprintln!(
             "arbor: {} — retrying in {:.1}s (attempt {})",
             notice.error.class(),
             notice.delay.as_secs_f64(),
             notice.attempt
         );
+        let sink = retry_events.lock().ok().and_then(|slot| slot.clone());
+        if let Some(sink) = sink {
+            sink(&CodingEvent::RetryScheduled {
+                attempt: notice.attempt,
+                delay_ms: u64::try_from(notice.delay.as_millis()).unwrap_or(u64::MAX),
+                error: notice.error.clone(),
+            });
+        }
     });
     let options = AgentOptions::new(selection.model.clone())
         .system_prompt(system_prompt)
@@ -119,6 +142,7 @@ pub fn start(
         thinking,
         recorder: None,
         recorder_subscription: None,
+        events,
     })
 }
 

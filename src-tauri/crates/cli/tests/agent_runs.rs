@@ -312,3 +312,48 @@ async fn rpc_mode_answers_each_command_with_its_id() {
         "{body}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_mode_reports_a_scheduled_retry() {
+    let script = Script::new()
+        .turn(
+            Turn::http_error(503, json!({"error": {"message": "busy, try later"}}))
+                .header("retry-after", "0"),
+        )
+        .turn(Turn::text("second time lucky"));
+    let mock = MockProvider::start(script).await.unwrap();
+    let arbor = Arbor::new();
+    let mut args = vec![
+        "--mode".to_owned(),
+        "json".to_owned(),
+        "--no-tools".to_owned(),
+        "--no-session".to_owned(),
+    ];
+    args.extend(endpoint(&mock, WireApi::AnthropicMessages));
+    args.push("hi".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = arbor.run(&args).await;
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let events: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let retry = events
+        .iter()
+        .position(|e| e["type"] == "retry_scheduled")
+        .expect("no retry_scheduled event");
+    assert_eq!(events[retry]["attempt"], 1);
+    assert_eq!(
+        events[retry]["error"]["kind"], "overloaded",
+        "{}",
+        events[retry]
+    );
+    let end = events
+        .iter()
+        .position(|e| e["type"] == "agent_end")
+        .unwrap();
+    assert!(retry < end);
+    assert_eq!(events[end]["status"], "completed");
+    assert_eq!(mock.requests().len(), 2);
+}

@@ -32,4 +32,11 @@ pub enum CodingEvent {
     },
     /// Storing failed; the conversation goes on in memory only for that message.
     StoreError { message: String },
+    /// A request failed with a transient error (rate limit, overload, network) before its
+    /// answer started, and will be sent again after `delay_ms`. `attempt` counts from 1.
+    RetryScheduled {
+        attempt: u32,
+        delay_ms: u64,
+        error: arbor_llm::LlmError,
+    },
 }
