@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use arbor_agent::{ToolContext, ToolError};
 use common::{text_of, TestWorkspace};
@@ -101,7 +101,6 @@ async fn wait_dead(pid: u32) -> bool {
 #[tokio::test]
 async fn timeout_kills_the_whole_group_grandchildren_included() {
     let ws = TestWorkspace::new();
-    let started = Instant::now();
     // A grandchild (a subshell's sleep) records its pid, then everything hangs.
     let error = ws
         .call(
@@ -110,11 +109,6 @@ async fn timeout_kills_the_whole_group_grandchildren_included() {
         )
         .await
         .unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
     assert_eq!(
         error.to_string(),
         "started\n\n[Timed out after 1 s: the command and its child processes were killed. Pass a larger timeout (at most 600) if it needs longer.]"
@@ -130,20 +124,23 @@ async fn timeout_kills_the_whole_group_grandchildren_included() {
 #[tokio::test]
 async fn a_background_child_holding_the_pipe_does_not_hang() {
     let ws = TestWorkspace::new();
-    let started = Instant::now();
     let text = ws
         .ok(
             "bash",
             json!({"command": "sleep 5 & echo $! > bg.pid; echo foreground"}),
         )
         .await;
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
-    );
     assert_eq!(text, "foreground\n\n[Exit code 0]");
+    // The tool returned while the background child still runs: it did not wait for the pipe.
     let pid = std::fs::read_to_string(ws.path("bg.pid")).unwrap();
+    let alive = std::process::Command::new("kill")
+        .args(["-0", pid.trim()])
+        .status()
+        .unwrap();
+    assert!(
+        alive.success(),
+        "the tool only returned after the background child exited"
+    );
     let _ = std::process::Command::new("kill").arg(pid.trim()).status();
 }
 
@@ -159,7 +156,6 @@ async fn abort_kills_the_group_and_returns_aborted() {
             cancel.cancel();
         })
     };
-    let started = Instant::now();
     let result = ws
         .call_with(
             "bash",
@@ -169,7 +165,6 @@ async fn abort_kills_the_group_and_returns_aborted() {
         .await;
     canceller.await.unwrap();
     assert_eq!(result.unwrap_err(), ToolError::Aborted);
-    assert!(started.elapsed() < Duration::from_secs(5));
     let pid: u32 = std::fs::read_to_string(ws.path("child.pid"))
         .unwrap()
         .trim()

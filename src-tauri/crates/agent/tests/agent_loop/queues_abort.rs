@@ -1,6 +1,6 @@
 //! Steering, follow-ups and abort: what is delivered when, and the conversation left behind.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use arbor_agent::{
     AgentError, AgentEvent, RunOutcome, RunStatus, ToolExecution, ABORTED_WHILE_RUNNING,
@@ -265,13 +265,16 @@ async fn abort_mid_tool_cancels_running_tools_and_the_next_prompt_continues() {
             .tool_call_with_id("c2", "sleep", json!({"ms": 10, "label": "short"})),
     );
     let mut h = Harness::start(WireApi::OpenAiCompletions, script).await;
-    let started = Instant::now();
     let run = spawn_prompt(&h, "Nap");
     wait_for(&mut h, |e| is_tool_end(e, "c2")).await;
     h.agent.abort();
-    let outcome = run.await.unwrap().unwrap();
+    // A guard against hanging on the 10 s tool, not a speed check.
+    let outcome = tokio::time::timeout(Duration::from_secs(8), run)
+        .await
+        .expect("abort did not stop the sleeping tool")
+        .unwrap()
+        .unwrap();
 
-    assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(outcome.status, RunStatus::Aborted);
     let results = tool_results(&outcome.messages);
     assert_eq!(text_of(&results[0]), ABORTED_WHILE_RUNNING);
@@ -302,12 +305,13 @@ async fn abort_drops_a_tool_that_ignores_cancellation_after_the_grace_period() {
         Harness::with_mode(WireApi::OpenAiResponses, script, ToolExecution::Sequential).await;
     let run = spawn_prompt(&h, "Go");
     wait_for(&mut h, |e| is_tool_start(e, "c1")).await;
-    let aborted_at = Instant::now();
     h.agent.abort();
-    let outcome = run.await.unwrap().unwrap();
-
-    // The harness's grace period is 500 ms.
-    assert!(aborted_at.elapsed() < Duration::from_secs(3));
+    // The harness's grace period is 500 ms; the guard only catches a hang.
+    let outcome = tokio::time::timeout(Duration::from_secs(30), run)
+        .await
+        .expect("abort waited for a tool that ignores cancellation")
+        .unwrap()
+        .unwrap();
     assert_eq!(outcome.status, RunStatus::Aborted);
     let results = tool_results(&outcome.messages);
     assert_eq!(text_of(&results[0]), ABORTED_WHILE_RUNNING);
