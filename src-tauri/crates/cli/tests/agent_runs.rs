@@ -18,6 +18,32 @@ fn endpoint(mock: &MockProvider, api: WireApi) -> Vec<String> {
     support::endpoint_args(mock, api)
 }
 
+/// `LEADING… <the mock's endpoint for api> TRAILING…` as owned arguments.
+fn arguments(
+    leading: &[&str],
+    mock: &MockProvider,
+    api: WireApi,
+    trailing: &[&str],
+) -> Vec<String> {
+    let mut args: Vec<String> = leading.iter().map(|a| (*a).to_owned()).collect();
+    args.extend(endpoint(mock, api));
+    args.extend(trailing.iter().map(|a| (*a).to_owned()));
+    args
+}
+
+/// Runs `arbor` with [`arguments`].
+async fn run_against(
+    arbor: &Arbor,
+    leading: &[&str],
+    mock: &MockProvider,
+    api: WireApi,
+    trailing: &[&str],
+) -> support::Run {
+    let args = arguments(leading, mock, api, trailing);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    arbor.run(&args).await
+}
+
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "hello\nsecond line\n").unwrap();
@@ -39,15 +65,15 @@ async fn a_multi_turn_tool_run_changes_the_files_in_every_format() {
             .turn(Turn::text("All done."));
         let mock = MockProvider::start(script).await.unwrap();
         let arbor = Arbor::new();
-        let mut args = vec![
-            "-p".to_owned(),
-            "-C".to_owned(),
-            dir.path().display().to_string(),
-        ];
-        args.extend(endpoint(&mock, api));
-        args.push("update the notes".into());
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let run = arbor.run(&args).await;
+        let dir_arg = dir.path().display().to_string();
+        let run = run_against(
+            &arbor,
+            &["-p", "-C", &dir_arg],
+            &mock,
+            api,
+            &["update the notes"],
+        )
+        .await;
         assert_eq!(run.status, 0, "{api:?}: {}", run.stderr);
         assert_eq!(run.stdout, "All done.\n", "{api:?}");
 
@@ -94,15 +120,15 @@ async fn a_failing_tool_is_an_error_result_the_model_reads() {
         .turn(Turn::text("Recovered."));
     let mock = MockProvider::start(script).await.unwrap();
     let arbor = Arbor::new();
-    let mut args = vec![
-        "-p".to_owned(),
-        "-C".to_owned(),
-        dir.path().display().to_string(),
-    ];
-    args.extend(endpoint(&mock, WireApi::AnthropicMessages));
-    args.push("try things".into());
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = arbor.run(&args).await;
+    let dir_arg = dir.path().display().to_string();
+    let run = run_against(
+        &arbor,
+        &["-p", "-C", &dir_arg],
+        &mock,
+        WireApi::AnthropicMessages,
+        &["try things"],
+    )
+    .await;
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "Recovered.\n");
     let sent = mock.requests();
@@ -162,16 +188,15 @@ async fn json_mode_prints_a_header_and_every_event() {
         .turn(Turn::text("Two files."));
     let mock = MockProvider::start(script).await.unwrap();
     let arbor = Arbor::new();
-    let mut args = vec![
-        "--mode".to_owned(),
-        "json".to_owned(),
-        "-C".to_owned(),
-        dir.path().display().to_string(),
-    ];
-    args.extend(endpoint(&mock, WireApi::OpenAiCompletions));
-    args.push("what is here?".into());
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = arbor.run(&args).await;
+    let dir_arg = dir.path().display().to_string();
+    let run = run_against(
+        &arbor,
+        &["--mode", "json", "-C", &dir_arg],
+        &mock,
+        WireApi::OpenAiCompletions,
+        &["what is here?"],
+    )
+    .await;
     assert_eq!(run.status, 0, "{}", run.stderr);
     let header: Value = serde_json::from_str(run.stdout.lines().next().unwrap()).unwrap();
     assert_eq!(header["type"], "session");
@@ -189,12 +214,12 @@ async fn json_mode_reads_commands_and_survives_malformed_lines() {
         .await
         .unwrap();
     let arbor = Arbor::new();
-    let mut args = vec![
-        "--mode".to_owned(),
-        "json".to_owned(),
-        "--no-tools".to_owned(),
-    ];
-    args.extend(endpoint(&mock, WireApi::OpenAiResponses));
+    let args = arguments(
+        &["--mode", "json", "--no-tools"],
+        &mock,
+        WireApi::OpenAiResponses,
+        &[],
+    );
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let run = arbor
         .run_with_stdin(
@@ -323,16 +348,14 @@ async fn json_mode_reports_a_scheduled_retry() {
         .turn(Turn::text("second time lucky"));
     let mock = MockProvider::start(script).await.unwrap();
     let arbor = Arbor::new();
-    let mut args = vec![
-        "--mode".to_owned(),
-        "json".to_owned(),
-        "--no-tools".to_owned(),
-        "--no-session".to_owned(),
-    ];
-    args.extend(endpoint(&mock, WireApi::AnthropicMessages));
-    args.push("hi".into());
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = arbor.run(&args).await;
+    let run = run_against(
+        &arbor,
+        &["--mode", "json", "--no-tools", "--no-session"],
+        &mock,
+        WireApi::AnthropicMessages,
+        &["hi"],
+    )
+    .await;
     assert_eq!(run.status, 0, "{}", run.stderr);
     let events: Vec<Value> = run
         .stdout
