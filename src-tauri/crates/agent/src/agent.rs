@@ -10,7 +10,7 @@ use arbor_protocol::{AgentEvent, AgentMessage};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::hooks::{DefaultTransformer, MessageTransformer, ToolCallHook};
+use crate::hooks::{DefaultTransformer, MessageTransformer, RequestHook, ToolCallHook};
 use crate::listeners::{Listeners, SubscriptionId};
 use crate::queues::{QueuedMessages, Queues};
 use crate::run_loop;
@@ -34,6 +34,7 @@ pub(crate) struct Shared {
     listeners: Mutex<Listeners>,
     pub(crate) transformer: Mutex<Arc<dyn MessageTransformer>>,
     pub(crate) tool_hooks: Mutex<Vec<Arc<dyn ToolCallHook>>>,
+    pub(crate) request_hook: Mutex<Option<Arc<dyn RequestHook>>>,
     /// The cancel token of the run in progress.
     run: Mutex<Option<CancellationToken>>,
     /// `true` while idle, for [`Agent::wait_for_idle`].
@@ -138,6 +139,7 @@ impl Agent {
                 listeners: Mutex::new(Listeners::default()),
                 transformer: Mutex::new(Arc::new(DefaultTransformer)),
                 tool_hooks: Mutex::new(Vec::new()),
+                request_hook: Mutex::new(None),
                 run: Mutex::new(None),
                 idle,
             }),
@@ -221,6 +223,12 @@ impl Agent {
     /// Adds a hook around tool calls (runs after the ones added before it).
     pub fn add_tool_hook(&self, hook: Arc<dyn ToolCallHook>) {
         lock(&self.shared.tool_hooks).push(hook);
+    }
+
+    /// Installs the hook asked before every request and after a failed one (replacing any
+    /// earlier one); `None` removes it.
+    pub fn set_request_hook(&self, hook: Option<Arc<dyn RequestHook>>) {
+        *lock(&self.shared.request_hook) = hook;
     }
 
     // The conversation: only while idle, so a run never sees it change under it.

@@ -48,10 +48,13 @@
 //! - **Stop reasons**: `length` ends the turn cleanly (its tool calls, possibly cut off, are
 //!   not run: they get [`NOT_RUN_LENGTH`]) and the run stops unless something is queued.
 //!   `error` ends the run with status `failed` and the classified [`arbor_llm::LlmError`] in
-//!   `agent_end`, the [`RunOutcome`] and [`AgentState::error`]; retrying (e.g. with
-//!   [`Agent::continue_run`]) is the caller's decision.
+//!   `agent_end`, the [`RunOutcome`] and [`AgentState::error`], unless the [`RequestHook`]
+//!   recovers it; retrying later (e.g. with [`Agent::continue_run`]) is the caller's decision.
 //! - **Hooks**: a [`MessageTransformer`] turns the app's messages into LLM messages before every
-//!   request; [`ToolCallHook`]s run before (may block) and after (may rewrite) every tool call.
+//!   request; [`ToolCallHook`]s run before (may block) and after (may rewrite) every tool call;
+//!   a [`RequestHook`] may replace the conversation before every request (compaction) and
+//!   decides whether a failed request is sent again (its failed message stays reported; the
+//!   retry is a new turn on the conversation the hook returns).
 
 pub mod agent;
 pub mod hooks;
@@ -64,7 +67,10 @@ mod tool_exec;
 pub mod validation;
 
 pub use agent::{user_message, Agent};
-pub use hooks::{DefaultTransformer, MessageTransformer, ToolCallDecision, ToolCallHook};
+pub use hooks::{
+    DefaultTransformer, MessageTransformer, Recovery, RequestContext, RequestFailure, RequestHook,
+    ToolCallDecision, ToolCallHook,
+};
 pub use listeners::SubscriptionId;
 pub use queues::QueuedMessages;
 pub use state::{

@@ -4,12 +4,14 @@
 use std::sync::Arc;
 
 use arbor_llm::{
-    AssistantEvent, AssistantMessage, Context, LlmError, StopReason, ToolCall, ToolResultMessage,
+    AssistantEvent, AssistantMessage, Context, LlmError, RequestOptions, StopReason, ToolCall,
+    ToolResultMessage,
 };
 use arbor_protocol::{AgentEvent, AgentMessage, RunStatus};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{lock, Shared};
+use crate::hooks::{Recovery, RequestContext, RequestFailure, RequestHook};
 use crate::state::RunOutcome;
 use crate::tool_exec::{self, ToolBatch};
 
@@ -45,6 +47,8 @@ struct Run<'a> {
 impl Run<'_> {
     async fn turns(&mut self, first_messages: Vec<AgentMessage>) -> (RunStatus, Option<LlmError>) {
         let mut deliver = first_messages;
+        // Errors of the request being retried (cleared by a request that gets through).
+        let mut failures: Vec<LlmError> = Vec::new();
         loop {
             if self.cancel.is_cancelled() {
                 return (RunStatus::Aborted, None);
@@ -53,7 +57,8 @@ impl Run<'_> {
             for message in deliver.drain(..) {
                 self.append(message);
             }
-            let (assistant, error) = self.stream_assistant().await;
+            self.before_request().await;
+            let (assistant, error, body_started) = self.stream_assistant().await;
             let calls: Vec<ToolCall> = assistant.tool_calls().cloned().collect();
             let results = match assistant.stop_reason {
                 StopReason::Stop | StopReason::ToolUse => self.run_tools(&calls).await,
@@ -72,10 +77,26 @@ impl Run<'_> {
 
             match assistant.stop_reason {
                 StopReason::Aborted => return (RunStatus::Aborted, None),
-                StopReason::Error => return (RunStatus::Failed, error),
                 _ if self.cancel.is_cancelled() => return (RunStatus::Aborted, None),
+                StopReason::Error => {
+                    let error = error.unwrap_or_else(|| LlmError::Provider {
+                        message: "the request failed without an error".into(),
+                    });
+                    failures.push(error.clone());
+                    match self.recover(&error, body_started, &failures).await {
+                        Recovery::Retry { messages } if !self.cancel.is_cancelled() => {
+                            self.shared.state().messages = messages;
+                            continue;
+                        }
+                        Recovery::Retry { .. } => return (RunStatus::Aborted, None),
+                        Recovery::Fail(replacement) => {
+                            return (RunStatus::Failed, Some(replacement.unwrap_or(error)))
+                        }
+                    }
+                }
                 _ => {}
             }
+            failures.clear();
             deliver = self.shared.take_steering();
             if !deliver.is_empty() {
                 continue;
@@ -95,6 +116,60 @@ impl Run<'_> {
         }
     }
 
+    fn request_hook(&self) -> Option<Arc<dyn RequestHook>> {
+        lock(&self.shared.request_hook).clone()
+    }
+
+    /// The conversation, model and options the next request is built from.
+    fn request_inputs(&self) -> (Vec<AgentMessage>, arbor_llm::Model, RequestOptions) {
+        let state = self.shared.state();
+        let options = RequestOptions {
+            thinking: state.thinking_level,
+            ..state.request_options.clone()
+        };
+        (state.messages.clone(), state.model.clone(), options)
+    }
+
+    /// Lets the request hook reshape the conversation (compaction) before a request.
+    async fn before_request(&self) {
+        let Some(hook) = self.request_hook() else {
+            return;
+        };
+        let (messages, model, options) = self.request_inputs();
+        let request = RequestContext {
+            messages: &messages,
+            model: &model,
+            options: &options,
+        };
+        if let Some(replaced) = hook.before_request(request, &self.cancel).await {
+            self.shared.state().messages = replaced;
+        }
+    }
+
+    /// Asks the request hook what to do about a failed request.
+    async fn recover(
+        &self,
+        error: &LlmError,
+        body_started: bool,
+        failures: &[LlmError],
+    ) -> Recovery {
+        let Some(hook) = self.request_hook() else {
+            return Recovery::Fail(None);
+        };
+        let (messages, model, options) = self.request_inputs();
+        let failure = RequestFailure {
+            request: RequestContext {
+                messages: &messages,
+                model: &model,
+                options: &options,
+            },
+            error,
+            body_started,
+            failures,
+        };
+        hook.after_failure(failure, &self.cancel).await
+    }
+
     /// Adds a complete message to the conversation and reports it.
     fn append(&mut self, message: AgentMessage) {
         self.shared.emit(AgentEvent::MessageStart {
@@ -107,10 +182,12 @@ impl Run<'_> {
         self.added.push(message);
     }
 
-    /// Streams one assistant message and appends it; returns it with its error, if any.
-    async fn stream_assistant(&mut self) -> (AssistantMessage, Option<LlmError>) {
+    /// Streams one assistant message and appends it; returns it with its error, if any, and
+    /// whether the provider's answer had begun.
+    async fn stream_assistant(&mut self) -> (AssistantMessage, Option<LlmError>, bool) {
         let (model, options, context) = self.request().await;
         let mut started = false;
+        let mut body_started = false;
         let mut outcome = None;
         if !self.cancel.is_cancelled() {
             let mut stream =
@@ -147,6 +224,7 @@ impl Run<'_> {
                     }
                 }
             }
+            body_started = stream.body_started();
         }
         let (message, error) = outcome.unwrap_or_else(|| self.missing_outcome(&model));
         self.shared.state().stream_message = None;
@@ -161,7 +239,7 @@ impl Run<'_> {
             message: message_end.clone(),
         });
         self.added.push(message_end);
-        (message, error)
+        (message, error, body_started)
     }
 
     /// The result when no terminal event came: aborted before the request, or a broken stream.

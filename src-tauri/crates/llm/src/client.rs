@@ -7,6 +7,7 @@
 //! [`RetryPolicy::max_server_delay`] fails at once with a message that says so. Cancelling ends
 //! the stream promptly with what was received and stop reason `aborted`, and drops the request.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -104,9 +105,11 @@ impl LlmClient {
         let client = self.clone();
         let model = model.clone();
         let request = build_request(&model, context, options);
+        let body_started = Arc::new(AtomicBool::new(false));
+        let started = Arc::clone(&body_started);
         tokio::spawn(async move {
             client
-                .run(&model, &request, &cancel, &mut |event| {
+                .run_reporting(&model, &request, &cancel, &started, &mut |event| {
                     // A dropped receiver means nobody listens any more: stop reading.
                     if sender.send(event).is_err() {
                         cancel.cancel();
@@ -114,7 +117,10 @@ impl LlmClient {
                 })
                 .await;
         });
-        AssistantStream { receiver }
+        AssistantStream {
+            receiver,
+            body_started,
+        }
     }
 
     /// Sends `request` and reports every event to `emit`; returns the final message.
@@ -123,6 +129,21 @@ impl LlmClient {
         model: &Model,
         request: &HttpRequest,
         cancel: &CancellationToken,
+        emit: &mut (dyn FnMut(AssistantEvent) + Send),
+    ) -> AssistantMessage {
+        let started = AtomicBool::new(false);
+        self.run_reporting(model, request, cancel, &started, emit)
+            .await
+    }
+
+    /// [`LlmClient::run`], setting `body_started` once a successful response arrived (from
+    /// then on, failures are not retried here).
+    async fn run_reporting(
+        &self,
+        model: &Model,
+        request: &HttpRequest,
+        cancel: &CancellationToken,
+        body_started: &AtomicBool,
         emit: &mut (dyn FnMut(AssistantEvent) + Send),
     ) -> AssistantMessage {
         let mut decoder =
@@ -153,6 +174,7 @@ impl LlmClient {
                 },
             }
         };
+        body_started.store(true, Ordering::Release);
         read_body(model, response, &mut decoder, cancel, emit).await
     }
 
@@ -200,22 +222,37 @@ impl LlmClient {
     }
 
     fn retry_delay(&self, error: &LlmError, attempt: u32) -> Retry {
-        if !error.is_retryable() || attempt >= self.retry.max_retries {
-            return Retry::No(error.clone());
+        match self.retry.decide(error, attempt) {
+            Ok(delay) => Retry::After(delay),
+            Err(error) => Retry::No(error),
+        }
+    }
+
+    /// The retry policy this client follows before a response body starts.
+    pub fn retry_policy(&self) -> &RetryPolicy {
+        &self.retry
+    }
+}
+
+impl RetryPolicy {
+    /// Whether to retry after `error` when `attempt` retries were made already: `Ok(wait)`, or
+    /// `Err` with the error to report (the same one, or one saying the server's wait is too
+    /// long).
+    pub fn decide(&self, error: &LlmError, attempt: u32) -> Result<Duration, LlmError> {
+        if !error.is_retryable() || attempt >= self.max_retries {
+            return Err(error.clone());
         }
         match error.retry_after() {
-            Some(wait) if wait > self.retry.max_server_delay => {
-                Retry::No(too_long(error, self.retry.max_server_delay))
+            Some(wait) if wait > self.max_server_delay => {
+                Err(too_long(error, self.max_server_delay))
             }
-            Some(wait) => Retry::After(wait),
+            Some(wait) => Ok(wait),
             None => {
                 let factor = 2u32.saturating_pow(attempt);
-                Retry::After(
-                    self.retry
-                        .initial_delay
-                        .saturating_mul(factor)
-                        .min(self.retry.max_delay),
-                )
+                Ok(self
+                    .initial_delay
+                    .saturating_mul(factor)
+                    .min(self.max_delay))
             }
         }
     }
@@ -331,9 +368,17 @@ async fn read_body(
 /// Events of one streamed response.
 pub struct AssistantStream {
     receiver: mpsc::UnboundedReceiver<AssistantEvent>,
+    body_started: Arc<AtomicBool>,
 }
 
 impl AssistantStream {
+    /// Whether the provider accepted the request and its answer began (a successful
+    /// response arrived). A failure after that was not retried by the client: whatever came
+    /// before it was already reported.
+    pub fn body_started(&self) -> bool {
+        self.body_started.load(Ordering::Acquire)
+    }
+
     /// The next event; `None` after the terminal one.
     pub async fn next(&mut self) -> Option<AssistantEvent> {
         self.receiver.recv().await

@@ -7,4 +7,5 @@
 mod common;
 mod messages;
 mod queues_abort;
+mod request_hook;
 mod tools;
