@@ -14,13 +14,19 @@
 //! - [`system_prompt`]: the system prompt: tools with guidance, `AGENTS.md`/`CLAUDE.md` context
 //!   files, custom and appended text, date and working directory.
 
+pub mod compaction;
 pub mod export;
+pub mod request_hook;
 pub mod sessions;
 pub mod system_prompt;
 pub mod tools;
 pub mod workspace;
 
-pub use sessions::{CodingEvent, Navigation, SessionRecorder, SessionsError};
+pub use compaction::{
+    Compaction, CompactionError, CompactionReason, CompactionSettings, Compactor,
+};
+pub use request_hook::SessionRequestHook;
+pub use sessions::{CodingEvent, EventSink, Navigation, SessionRecorder, SessionsError};
 pub use system_prompt::{
     build_system_prompt, load_context_files, today_utc, ContextFile, SystemPromptOptions,
 };

@@ -103,6 +103,21 @@ pub fn context_messages(nodes: &[Node]) -> Result<Vec<AgentMessage>, serde_json:
     Ok(messages)
 }
 
+/// The message a compaction summary gives the model (what a stored compaction node becomes).
+pub fn compaction_summary_message(summary: &str) -> AgentMessage {
+    AgentMessage::User(UserMessage::text(format!(
+        "{SUMMARY_PREAMBLE}\n\n<summary>\n{summary}\n</summary>"
+    )))
+}
+
+/// Whether `message` is a compaction summary made by [`compaction_summary_message`].
+pub fn is_compaction_summary(message: &AgentMessage) -> bool {
+    matches!(message, AgentMessage::User(user) if matches!(
+        user.content.first(),
+        Some(UserContent::Text(t)) if t.text.starts_with(SUMMARY_PREAMBLE)
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,11 +12,15 @@
 //! [`AgentMessage`]: arbor_agent::AgentMessage
 
 pub mod convert;
+mod editing;
 pub mod recorder;
 
 use serde::{Deserialize, Serialize};
 
-pub use convert::{context_messages, message_text, message_to_node, node_to_message};
+pub use convert::{
+    compaction_summary_message, context_messages, is_compaction_summary, message_text,
+    message_to_node, node_to_message,
+};
 pub use recorder::{EventSink, Navigation, SessionRecorder, SessionsError};
 
 /// Events of the coding layer, sent to front ends beside the agent's events. Serialized flat
@@ -38,5 +42,23 @@ pub enum CodingEvent {
         attempt: u32,
         delay_ms: u64,
         error: arbor_llm::LlmError,
+    },
+    /// A compaction began: the older part of the conversation is being summarised.
+    CompactionStart {
+        reason: crate::compaction::CompactionReason,
+    },
+    /// A compaction ended. On success `summary`, `tokens_after` and (when the session is
+    /// stored) `node_id` of the compaction node are set; otherwise `error` says why not.
+    CompactionEnd {
+        reason: crate::compaction::CompactionReason,
+        tokens_before: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tokens_after: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
 }

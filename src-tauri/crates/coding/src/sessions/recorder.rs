@@ -41,11 +41,11 @@ pub struct Navigation {
     pub editor_text: Option<String>,
 }
 
-struct Inner {
-    store: Store,
-    project: Project,
+pub(super) struct Inner {
+    pub(super) store: Store,
+    pub(super) project: Project,
     /// `None` until the first node of a new session is stored (no empty sessions are left).
-    session_id: Option<String>,
+    pub(super) session_id: Option<String>,
     /// The model (`provider/id`) and thinking level the session runs with now.
     model: Option<String>,
     thinking_level: Option<String>,
@@ -86,7 +86,7 @@ impl SessionRecorder {
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, Inner> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -147,14 +147,14 @@ impl SessionRecorder {
         self.lock().sink = None;
     }
 
-    fn emit(&self, event: &CodingEvent) {
+    pub(super) fn emit(&self, event: &CodingEvent) {
         let sink = self.lock().sink.clone();
         if let Some(sink) = sink {
             sink(event);
         }
     }
 
-    fn emit_appended(&self, node: &Node) {
+    pub(super) fn emit_appended(&self, node: &Node) {
         self.emit(&CodingEvent::NodeAppended {
             node_id: node.id.clone(),
             parent_id: node.parent_id.clone(),
@@ -173,7 +173,7 @@ impl SessionRecorder {
         Ok(Some(node))
     }
 
-    fn append(&self, node: NewNode) -> Result<Node, SessionsError> {
+    pub(super) fn append(&self, node: NewNode) -> Result<Node, SessionsError> {
         let mut inner = self.lock();
         let session_id = match &inner.session_id {
             Some(id) => id.clone(),
@@ -292,7 +292,7 @@ impl SessionRecorder {
         Ok(count)
     }
 
-    fn current_session_id(&self) -> Result<String, SessionsError> {
+    pub(super) fn current_session_id(&self) -> Result<String, SessionsError> {
         self.session_id().ok_or(SessionsError::NoSession)
     }
 

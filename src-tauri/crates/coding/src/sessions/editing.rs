@@ -1,0 +1,69 @@
+//! Changes to the current session beyond recording messages: appending summary nodes, labels,
+//! and stepping back from a failed answer before it is retried.
+
+use arbor_store::{NewNode, Node, NodeKind};
+
+use super::recorder::{SessionRecorder, SessionsError};
+
+impl SessionRecorder {
+    /// The current session's context nodes (see [`arbor_store::Store::context`]); empty before
+    /// the first message.
+    pub fn context_nodes(&self) -> Result<Vec<Node>, SessionsError> {
+        let inner = self.lock();
+        match &inner.session_id {
+            None => Ok(Vec::new()),
+            Some(id) => Ok(inner.store.context(id)?),
+        }
+    }
+
+    /// Appends `node` under the current leaf (creating the session if needed), moves the leaf
+    /// to it and reports it as `node_appended`.
+    pub fn append_node(&self, node: NewNode) -> Result<Node, SessionsError> {
+        let node = self.append(node)?;
+        self.emit_appended(&node);
+        Ok(node)
+    }
+
+    /// Labels `node` (id or unique prefix in the current session); `None` or an empty label
+    /// removes it.
+    pub fn label(&self, node: &str, label: Option<&str>) -> Result<String, SessionsError> {
+        let session_id = self.current_session_id()?;
+        let inner = self.lock();
+        let id = inner.store.resolve_node_id(&session_id, node)?;
+        let label = label.map(str::trim).filter(|l| !l.is_empty());
+        inner.store.set_label(&session_id, &id, label)?;
+        Ok(id)
+    }
+
+    /// Moves the leaf back above the last answer on the current branch — a failed one about to
+    /// be asked for again — and the not-run tool results after it, so the retry becomes its
+    /// sibling. Nothing is deleted: the failed answer stays in the tree. `Ok(false)` when
+    /// there was nothing to step back from (no session, or the branch does not end in an
+    /// answer).
+    pub fn step_back_from_last_answer(&self) -> Result<bool, SessionsError> {
+        let Some(session_id) = self.session_id() else {
+            return Ok(false);
+        };
+        let inner = self.lock();
+        let session = inner.store.get_session(&session_id)?;
+        let Some(leaf) = session.leaf_id else {
+            return Ok(false);
+        };
+        let path = inner.store.path_to(&session_id, &leaf)?;
+        let trailing_results = path
+            .iter()
+            .rev()
+            .take_while(|n| n.kind == NodeKind::ToolResult)
+            .count();
+        let Some(answer) = path.iter().rev().nth(trailing_results) else {
+            return Ok(false);
+        };
+        if answer.kind != NodeKind::Assistant {
+            return Ok(false);
+        }
+        inner
+            .store
+            .set_leaf(&session_id, answer.parent_id.as_deref())?;
+        Ok(true)
+    }
+}
