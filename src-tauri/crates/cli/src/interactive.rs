@@ -13,7 +13,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arbor_agent::Agent;
 use arbor_llm::ThinkingLevel;
 use rustyline::error::ReadlineError;
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
@@ -34,7 +33,11 @@ const HELP: &str = "Commands:
   /thinking [LEVEL]     show or set thinking: off, minimal, low, medium, high
   /new                  start a new conversation (a new stored session)
   /tree                 show this session's tree (node ids, the leaf marked *)
-  /goto NODE            go to a node: a user message is put back for editing, else continue from it
+  /goto NODE [--summary] go to a node: a user message is put back for editing, else continue
+                        from it; --summary carries a summary of the branch left behind
+  /label NODE [TEXT]    label a node (no text removes the label)
+  /compact [FOCUS]      summarise the older conversation now, optionally focused on FOCUS
+  /export [FORMAT] [FILE] export this session: markdown (default), jsonl or html
   /regenerate           ask again from the last user message (a sibling branch)
   /fork [NODE]          copy the path to NODE (default: here) into a new session
   /name TITLE           rename this session
@@ -71,7 +74,7 @@ const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 /// Everything the interactive mode prints: the renderer, and the spinner line it shares the
 /// screen with (drawn only while the model is being waited for, on an empty line).
 #[derive(Clone)]
-struct Console {
+pub(crate) struct Console {
     renderer: Arc<Mutex<Renderer>>,
     /// Waiting for the model's first output of a turn: the spinner runs.
     waiting: Arc<AtomicBool>,
@@ -79,6 +82,8 @@ struct Console {
     spinner_shown: Arc<AtomicBool>,
     /// A run is active: input is read as plain lines (steers), not with the editor.
     busy: Arc<AtomicBool>,
+    /// Cancels the background task that is not an agent run (a compaction, a summary).
+    pub(crate) task_cancel: Arc<Mutex<Option<tokio_util::sync::CancellationToken>>>,
 }
 
 impl Console {
@@ -88,15 +93,16 @@ impl Console {
             waiting: Arc::new(AtomicBool::new(false)),
             spinner_shown: Arc::new(AtomicBool::new(false)),
             busy: Arc::new(AtomicBool::new(false)),
+            task_cancel: Arc::new(Mutex::new(None)),
         }
     }
 
-    /// Runs an agent call in the background, marked busy until it ends.
-    fn run_in_background<F>(&self, run: F)
+    /// Runs an agent call (or a compaction) in the background, marked busy until it ends;
+    /// Ctrl+C meanwhile cancels `cancel` (runs are aborted through the agent instead).
+    pub(crate) fn run_in_background<F, T, E>(&self, run: F)
     where
-        F: std::future::Future<Output = Result<arbor_agent::RunOutcome, arbor_agent::AgentError>>
-            + Send
-            + 'static,
+        F: std::future::Future<Output = Result<T, E>> + Send + 'static,
+        E: std::fmt::Display,
     {
         self.busy.store(true, Ordering::Relaxed);
         let out = self.clone();
@@ -104,12 +110,22 @@ impl Console {
             if let Err(error) = run.await {
                 say(&out, &format!("arbor: {error}"));
             }
+            out.task_cancel.lock().map(|mut t| *t = None).ok();
             out.busy.store(false, Ordering::Relaxed);
             // The input thread may be waiting in a plain line read: show where to type.
             let mut stdout = std::io::stdout().lock();
             let _ = std::io::Write::write_all(&mut stdout, "› ".as_bytes());
             let _ = std::io::Write::flush(&mut stdout);
         });
+    }
+
+    /// A token that Ctrl+C cancels while the next background task runs.
+    pub(crate) fn start_task(&self) -> tokio_util::sync::CancellationToken {
+        let token = tokio_util::sync::CancellationToken::new();
+        if let Ok(mut slot) = self.task_cancel.lock() {
+            *slot = Some(token.clone());
+        }
+        token
     }
 
     fn clear_spinner(&self, out: &mut impl std::io::Write) {
@@ -175,11 +191,8 @@ pub async fn run(
     {
         let out = out.clone();
         session.attach_recorder(move |event| {
-            if let arbor_coding::CodingEvent::StoreError { message } = event {
-                say(
-                    &out,
-                    &format!("arbor: could not store the conversation: {message}"),
-                );
+            if let Some(text) = crate::interactive_tree::describe_event(event) {
+                say(&out, &text);
             }
         });
     }
@@ -252,9 +265,12 @@ pub async fn run(
         match event {
             Input::End => break,
             Input::Interrupted { .. } => {
+                let task = out.task_cancel.lock().ok().and_then(|mut t| t.take());
                 if session.agent.is_streaming() {
                     session.agent.abort();
                     session.agent.wait_for_idle().await;
+                } else if let Some(task) = task {
+                    task.cancel();
                 } else if last_interrupt.is_some_and(|at| at.elapsed() < Duration::from_secs(2)) {
                     break;
                 } else {
@@ -271,6 +287,8 @@ pub async fn run(
                     if !slash_command(command, &mut session, &resolver, &out) {
                         break;
                     }
+                } else if out.busy.load(Ordering::Relaxed) && !session.agent.is_streaming() {
+                    say(&out, "(busy summarising: wait, or press Ctrl+C to cancel)");
                 } else if session.agent.is_streaming() {
                     session.agent.steer(text);
                     say(
@@ -291,7 +309,7 @@ pub async fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-fn say(out: &Console, text: &str) {
+pub(crate) fn say(out: &Console, text: &str) {
     let mut stdout = std::io::stdout().lock();
     out.clear_spinner(&mut stdout);
     let _ = std::io::Write::write_all(&mut stdout, format!("{text}\n").as_bytes());
@@ -334,77 +352,6 @@ fn spawn_editor(
     });
 }
 
-/// The slash commands that work on the stored session tree.
-fn session_command(
-    name: &str,
-    argument: &str,
-    recorder: &arbor_coding::SessionRecorder,
-    agent: &Agent,
-    out: &Console,
-) {
-    let result: Result<String, String> = (|| {
-        let e = |error: arbor_coding::SessionsError| error.to_string();
-        match name {
-            "tree" => Ok(match recorder.tree().map_err(e)? {
-                Some(tree) => crate::stored::render_tree(&tree).trim_end().to_owned(),
-                None => "(no messages yet)".to_owned(),
-            }),
-            "goto" if argument.is_empty() => Err("usage: /goto NODE (ids from /tree)".into()),
-            "goto" => {
-                let navigation = recorder.navigate(agent, argument).map_err(e)?;
-                Ok(match navigation.editor_text {
-                    Some(text) => format!(
-                        "(moved before that message; send it again or an edit to branch)\n{text}"
-                    ),
-                    None => "(continuing from that node)".to_owned(),
-                })
-            }
-            "regenerate" => {
-                recorder.regenerate(agent).map_err(e)?;
-                let agent = agent.clone();
-                out.run_in_background(async move { agent.continue_run().await });
-                Ok("(regenerating)".to_owned())
-            }
-            "fork" => {
-                let node = (!argument.is_empty()).then_some(argument);
-                let session = recorder.fork(agent, node).map_err(e)?;
-                Ok(format!("(forked into session {})", session.id))
-            }
-            "name" if argument.is_empty() => Err("usage: /name TITLE".into()),
-            "name" => {
-                let session = recorder.rename(argument).map_err(e)?;
-                Ok(format!("(session renamed: {})", session.title))
-            }
-            "sessions" => {
-                let mut text = Vec::new();
-                let sessions = recorder.list_sessions(false).map_err(e)?;
-                for s in sessions {
-                    text.push(format!(
-                        "{}  {}  {}",
-                        s.session.id,
-                        crate::stored::format_time(s.session.updated_at),
-                        s.session.title
-                    ));
-                }
-                Ok(if text.is_empty() {
-                    "(no sessions)".to_owned()
-                } else {
-                    text.join("\n")
-                })
-            }
-            "resume" if argument.is_empty() => Err("usage: /resume ID (ids from /sessions)".into()),
-            "resume" => {
-                let session = recorder.switch_session(agent, argument).map_err(e)?;
-                Ok(format!("(resumed {}: {})", session.id, session.title))
-            }
-            _ => Err(format!("unknown command /{name}")),
-        }
-    })();
-    match result {
-        Ok(text) | Err(text) => say(out, &text),
-    }
-}
-
 /// Runs a slash command; `false` means leave.
 fn slash_command(
     command: &str,
@@ -434,12 +381,19 @@ fn slash_command(
                 ),
             }
         }
-        "tree" | "goto" | "regenerate" | "fork" | "name" | "sessions" | "resume" => {
-            match &session.recorder {
-                Some(recorder) => session_command(name, argument, recorder, &session.agent, out),
-                None => say(out, "sessions are off (--no-session)"),
-            }
-        }
+        "compact" => crate::interactive_tree::compact(argument, session, out),
+        "tree" | "goto" | "regenerate" | "fork" | "name" | "sessions" | "resume" | "label"
+        | "export" => match &session.recorder {
+            Some(recorder) => crate::interactive_tree::session_command(
+                name,
+                argument,
+                recorder,
+                session.compactor.clone(),
+                &session.agent,
+                out,
+            ),
+            None => say(out, "sessions are off (--no-session)"),
+        },
         "thinking" if argument.is_empty() => {
             say(out, &format!("thinking: {}", session.thinking.as_str()))
         }

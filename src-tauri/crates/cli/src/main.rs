@@ -7,6 +7,7 @@
 mod args;
 mod config;
 mod interactive;
+mod interactive_tree;
 mod json_mode;
 mod jsonl;
 mod models;

@@ -5,10 +5,13 @@
 
 use std::process::ExitCode;
 
+use arbor_coding::compaction::navigate_with_summary;
+use arbor_coding::export::{export_session, ExportFormat, ExportScope};
 use arbor_llm::catalog::Catalog;
 use arbor_protocol::{Command, CommandEnvelope};
 use serde_json::{json, Value};
 use tokio::io::AsyncBufReadExt;
+use tokio_util::sync::CancellationToken;
 
 use crate::args::ModelArgs;
 use crate::jsonl::{header, parse_error, LineWriter};
@@ -29,24 +32,28 @@ pub async fn run(mut session: AgentSession, resolver: ModelResolver) -> anyhow::
     session.attach_recorder(move |event| coding.send(event));
 
     let mut runs = Vec::new();
+    let mut side_task: Option<CancellationToken> = None;
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
             continue;
         }
         if let Some((id, kind, command)) = session_command(&line) {
-            let reply = match command
-                .map_err(|error| format!("invalid {kind} command: {error}"))
-                .and_then(|command| handle_session(&session, &writer, command, &mut runs))
-            {
-                Ok(data) => {
-                    json!({"type": "response", "id": id, "command": kind, "success": true, "data": data})
-                }
-                Err(error) => {
-                    json!({"type": "response", "id": id, "command": kind, "success": false, "error": error})
-                }
+            let reply = Reply {
+                writer: writer.clone(),
+                id,
+                kind,
             };
-            writer.send(&reply);
+            let result = command
+                .map_err(|error| format!("invalid {kind} command: {error}"))
+                .and_then(|command| {
+                    handle_session(&session, &reply, command, &mut runs, &mut side_task)
+                });
+            match result {
+                Ok(Some(data)) => reply.send(Ok(data)),
+                Ok(None) => {} // a task answers when it is done
+                Err(error) => reply.send(Err(error)),
+            }
             // Let a run it started mark the agent busy before the next command is read.
             tokio::task::yield_now().await;
             continue;
@@ -67,6 +74,12 @@ pub async fn run(mut session: AgentSession, resolver: ModelResolver) -> anyhow::
             }
         };
         let kind = envelope.command.kind();
+        if matches!(envelope.command, Command::Abort) {
+            // Also stops a compaction or branch summary in progress.
+            if let Some(task) = side_task.take() {
+                task.cancel();
+            }
+        }
         let reply = match handle(
             &mut session,
             &resolver,
@@ -200,6 +213,29 @@ enum SessionCommand {
     GetTree,
     Navigate {
         node_id: String,
+        /// Carry a summary of the branch left behind (asks the model; answered when done).
+        #[serde(default)]
+        summarize: bool,
+    },
+    Compact {
+        #[serde(default)]
+        focus: Option<String>,
+    },
+    Export {
+        /// `markdown`, `jsonl` (default) or `html`.
+        #[serde(default)]
+        format: Option<String>,
+        /// `branch` or `tree` (default: `branch` for Markdown, else `tree`).
+        #[serde(default)]
+        scope: Option<String>,
+        /// Write here (atomically) instead of returning the text.
+        #[serde(default)]
+        path: Option<std::path::PathBuf>,
+    },
+    Label {
+        node_id: String,
+        #[serde(default)]
+        label: Option<String>,
     },
     Fork {
         #[serde(default)]
@@ -218,9 +254,12 @@ enum SessionCommand {
     },
 }
 
-const SESSION_COMMANDS: [&str; 7] = [
+const SESSION_COMMANDS: [&str; 10] = [
     "get_tree",
     "navigate",
+    "compact",
+    "export",
+    "label",
     "fork",
     "switch_session",
     "list_sessions",
@@ -243,12 +282,104 @@ fn session_command(
     Some((id, kind, serde_json::from_value(value)))
 }
 
+/// Where a session command's response goes: now, or from the task that finishes it.
+struct Reply {
+    writer: LineWriter,
+    id: Value,
+    kind: &'static str,
+}
+
+impl Reply {
+    fn send(&self, result: Result<Value, String>) {
+        let (id, kind) = (&self.id, self.kind);
+        self.writer.send(&match result {
+            Ok(data) => {
+                json!({"type": "response", "id": id, "command": kind, "success": true, "data": data})
+            }
+            Err(error) => {
+                json!({"type": "response", "id": id, "command": kind, "success": false, "error": error})
+            }
+        });
+    }
+}
+
+/// Handles a session command; `Ok(None)` when a task it started sends the response.
 fn handle_session(
     session: &AgentSession,
-    writer: &LineWriter,
+    reply: &Reply,
+    command: SessionCommand,
+    runs: &mut Vec<tokio::task::JoinHandle<()>>,
+    side_task: &mut Option<CancellationToken>,
+) -> Result<Option<Value>, String> {
+    let writer = &reply.writer;
+    if let SessionCommand::Compact { focus } = command {
+        let compactor = session
+            .compactor
+            .clone()
+            .ok_or("compaction is not set up")?;
+        let (agent, cancel) = (session.agent.clone(), CancellationToken::new());
+        *side_task = Some(cancel.clone());
+        let reply = Reply {
+            writer: writer.clone(),
+            id: reply.id.clone(),
+            kind: reply.kind,
+        };
+        runs.push(tokio::spawn(async move {
+            let result = compactor
+                .compact_agent(&agent, focus.as_deref(), &cancel)
+                .await;
+            reply.send(result.map_err(|e| e.to_string()).map(|done| {
+                json!({
+                    "summary": done.summary,
+                    "tokens_before": done.tokens_before,
+                    "tokens_after": done.tokens_after,
+                    "node_id": done.node_id,
+                    "message_count": agent.messages().len(),
+                })
+            }));
+        }));
+        return Ok(None);
+    }
+    if let SessionCommand::Navigate {
+        node_id,
+        summarize: true,
+    } = command
+    {
+        let recorder = session
+            .recorder
+            .clone()
+            .ok_or("sessions are off (--no-session)")?;
+        let compactor = session
+            .compactor
+            .clone()
+            .ok_or("compaction is not set up")?;
+        let (agent, cancel) = (session.agent.clone(), CancellationToken::new());
+        *side_task = Some(cancel.clone());
+        let reply = Reply {
+            writer: writer.clone(),
+            id: reply.id.clone(),
+            kind: reply.kind,
+        };
+        runs.push(tokio::spawn(async move {
+            let result = navigate_with_summary(&compactor, &agent, &node_id, true, &cancel).await;
+            reply.send(
+                result
+                    .map_err(|e| e.to_string())
+                    .map(|navigation| navigation_data(&recorder, &agent, &navigation)),
+            );
+        }));
+        return Ok(None);
+    }
+    handle_stored(session, reply, command, runs).map(Some)
+}
+
+fn handle_stored(
+    session: &AgentSession,
+    reply: &Reply,
     command: SessionCommand,
     runs: &mut Vec<tokio::task::JoinHandle<()>>,
 ) -> Result<Value, String> {
+    let writer = &reply.writer;
     let recorder = session
         .recorder
         .as_ref()
@@ -259,15 +390,55 @@ fn handle_session(
         SessionCommand::GetTree => Ok(json!({
             "tree": recorder.tree().map_err(e)?,
         })),
-        SessionCommand::Navigate { node_id } => {
+        SessionCommand::Navigate { node_id, .. } => {
             let navigation = recorder.navigate(agent, &node_id).map_err(e)?;
-            Ok(json!({
-                "session_id": recorder.session_id(),
-                "leaf_id": navigation.leaf_id,
-                "editor_text": navigation.editor_text,
-                "message_count": agent.messages().len(),
-            }))
+            Ok(navigation_data(recorder, agent, &navigation))
         }
+        SessionCommand::Label { node_id, label } => {
+            let id = recorder.label(&node_id, label.as_deref()).map_err(e)?;
+            Ok(json!({"node_id": id, "label": label.filter(|l| !l.trim().is_empty())}))
+        }
+        SessionCommand::Export {
+            format,
+            scope,
+            path,
+        } => {
+            let session_id = recorder
+                .session_id()
+                .ok_or("nothing to export yet: send a prompt first")?;
+            let format = match format.as_deref() {
+                None | Some("jsonl") => ExportFormat::Jsonl,
+                Some("markdown" | "md") => ExportFormat::Markdown,
+                Some("html") => ExportFormat::Html,
+                Some(other) => {
+                    return Err(format!(
+                        "unknown export format {other:?}: use markdown, jsonl or html"
+                    ))
+                }
+            };
+            let scope = match scope.as_deref() {
+                Some("branch") => ExportScope::CurrentBranch,
+                Some("tree") => ExportScope::WholeTree,
+                None if format == ExportFormat::Markdown => ExportScope::CurrentBranch,
+                None => ExportScope::WholeTree,
+                Some(other) => {
+                    return Err(format!(
+                        "unknown export scope {other:?}: use branch or tree"
+                    ))
+                }
+            };
+            let text = recorder
+                .with_store(|store| export_session(store, &session_id, scope, format))
+                .map_err(|error| error.to_string())?;
+            match path {
+                Some(path) => {
+                    crate::interactive_tree::write_atomically(&path, &text)?;
+                    Ok(json!({"session_id": session_id, "path": path, "bytes": text.len()}))
+                }
+                None => Ok(json!({"session_id": session_id, "content": text})),
+            }
+        }
+        SessionCommand::Compact { .. } => Err("compact is handled by handle_session".into()),
         SessionCommand::Fork { node_id } => {
             let forked = recorder.fork(agent, node_id.as_deref()).map_err(e)?;
             Ok(json!({
@@ -303,4 +474,18 @@ fn handle_session(
             Ok(json!({"session_id": renamed.id, "title": renamed.title}))
         }
     }
+}
+
+/// What `navigate` answers.
+fn navigation_data(
+    recorder: &arbor_coding::SessionRecorder,
+    agent: &arbor_agent::Agent,
+    navigation: &arbor_coding::Navigation,
+) -> Value {
+    json!({
+        "session_id": recorder.session_id(),
+        "leaf_id": navigation.leaf_id,
+        "editor_text": navigation.editor_text,
+        "message_count": agent.messages().len(),
+    })
 }

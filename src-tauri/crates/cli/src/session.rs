@@ -4,9 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use arbor_agent::{Agent, AgentOptions};
+use std::sync::Arc;
+
 use arbor_coding::{
     build_system_prompt, builtin_tools, load_context_files, parse_tool_list, today_utc,
-    BuiltinToolOptions, CodingEvent, SessionRecorder, SystemPromptOptions, Workspace,
+    BuiltinToolOptions, CodingEvent, CompactionSettings, Compactor, SessionRecorder,
+    SessionRequestHook, SystemPromptOptions, Workspace,
 };
 use arbor_llm::client::LlmClient;
 use arbor_llm::{RequestOptions, ThinkingLevel};
@@ -26,6 +29,10 @@ pub struct AgentSession {
     recorder_subscription: Option<arbor_agent::SubscriptionId>,
     /// Where coding events other than stored nodes go (retries); set with the recorder's sink.
     events: EventSlot,
+    client: LlmClient,
+    /// Compacts the conversation (also installed as the agent's request hook); set by
+    /// [`AgentSession::attach_recorder`].
+    pub compactor: Option<Arc<Compactor>>,
 }
 
 type EventSlot =
@@ -41,14 +48,27 @@ impl AgentSession {
             *slot = Some(sink.clone());
         }
         if let Some(recorder) = &self.recorder {
-            self.recorder_subscription = Some(recorder.attach(&self.agent, sink));
+            self.recorder_subscription = Some(recorder.attach(&self.agent, sink.clone()));
         }
+        let compactor = Arc::new(Compactor::new(
+            self.client.clone(),
+            CompactionSettings::default(),
+            self.recorder.clone(),
+        ));
+        compactor.set_sink(Some(sink));
+        let hook = SessionRequestHook::new(compactor.clone(), self.client.retry_policy().clone());
+        self.agent.set_request_hook(Some(Arc::new(hook)));
+        self.compactor = Some(compactor);
     }
 
     /// Stops storing and drops the event sink (so an output writer it holds can finish).
     pub fn detach_recorder(&mut self) {
         if let Ok(mut slot) = self.events.lock() {
             *slot = None;
+        }
+        self.agent.set_request_hook(None);
+        if let Some(compactor) = self.compactor.take() {
+            compactor.set_sink(None);
         }
         if let (Some(recorder), Some(id)) = (&self.recorder, self.recorder_subscription.take()) {
             recorder.detach(&self.agent, id);
@@ -64,10 +84,11 @@ impl AgentSession {
     }
 }
 
-/// Prints a coding event that a text front end cares about (storage failures) on stderr.
+/// Prints a coding event that a text front end cares about (storage failures, compactions,
+/// mid-stream retries) on stderr.
 pub fn report_to_stderr(event: &CodingEvent) {
-    if let CodingEvent::StoreError { message } = event {
-        eprintln!("arbor: could not store the conversation: {message}");
+    if let Some(text) = crate::interactive_tree::describe_event(event) {
+        eprintln!("{text}");
     }
 }
 
@@ -113,13 +134,7 @@ pub fn start(
     let events: EventSlot = Default::default();
     let retry_events = events.clone();
     let client = LlmClient::new()?.on_retry(move |notice| {
-        // Diagnostics go to stderr in every mode; JSON and RPC also get the event.
-        eprintln!(
-            "arbor: {} — retrying in {:.1}s (attempt {})",
-            notice.error.class(),
-            notice.delay.as_secs_f64(),
-            notice.attempt
-        );
+        // Text modes print it (`report_to_stderr`, interactive); JSON and RPC send the event.
         let sink = retry_events.lock().ok().and_then(|slot| slot.clone());
         if let Some(sink) = sink {
             sink(&CodingEvent::RetryScheduled {
@@ -135,7 +150,9 @@ pub fn start(
         .tools(tools)
         .request_options(request_options(&selection));
     Ok(AgentSession {
-        agent: Agent::new(client, options),
+        agent: Agent::new(client.clone(), options),
+        client,
+        compactor: None,
         selection,
         tool_names: names,
         cwd: cwd.to_owned(),

@@ -178,38 +178,66 @@ async fn context_overflow_bodies_from_real_providers_are_classified() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_error_mid_stream_fails_after_partial_output() {
+async fn an_answer_that_breaks_mid_stream_is_asked_for_again() {
     for api in WireApi::ALL {
-        let turn = Turn::stream()
+        let broken = Turn::stream()
             .text("partial answer that never finishes")
             .chunk_size(4)
             .error_after_chunks(3);
-        let mock = MockProvider::start(Script::new().turn(turn)).await.unwrap();
+        let dropped = Turn::stream()
+            .text("this connection breaks")
+            .chunk_size(4)
+            .drop_after_chunks(2);
+        let script = Script::new()
+            .turn(broken)
+            .turn(dropped)
+            .turn(Turn::text("the whole answer"));
+        let mock = MockProvider::start(script).await.unwrap();
         let arbor = Arbor::new();
         let run = run_print(&arbor, &mock, api, &["hi"]).await;
-        assert_eq!(run.status, 1, "{api:?}: {}", run.stdout);
+        assert_eq!(run.status, 0, "{api:?}: {}", run.stderr);
         assert!(
-            run.stderr.starts_with("arbor: custom/mock-model failed ("),
+            run.stdout.ends_with("the whole answer\n"),
+            "{api:?}: {}",
+            run.stdout
+        );
+        assert!(
+            run.stderr.contains("retrying in 1.0s (attempt 1)"),
             "{api:?}: {}",
             run.stderr
         );
+        assert!(
+            run.stderr.contains("retrying in 2.0s (attempt 2)"),
+            "{api:?}: {}",
+            run.stderr
+        );
+        // The retried requests do not carry the broken answers.
+        assert!(!mock.requests()[2]
+            .body_text
+            .contains("this connection breaks"));
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_dropped_connection_is_a_network_error() {
-    for api in WireApi::ALL {
-        let turn = Turn::stream()
-            .text("this connection breaks")
-            .chunk_size(4)
-            .drop_after_chunks(2);
-        let script = Script::new().turn(turn);
-        let mock = MockProvider::start(script).await.unwrap();
-        let arbor = Arbor::new();
-        let run = run_print(&arbor, &mock, api, &["hi"]).await;
-        assert_eq!(run.status, 1, "{api:?}");
-        assert!(run.stderr.contains("(network)"), "{api:?}: {}", run.stderr);
+async fn a_connection_that_keeps_dropping_fails_after_three_retries() {
+    // One format only: the backoff (1 + 2 + 4 s) is real.
+    let api = WireApi::AnthropicMessages;
+    let mut script = Script::new();
+    for _ in 0..4 {
+        script = script.turn(
+            Turn::stream()
+                .text("this connection breaks")
+                .chunk_size(4)
+                .drop_after_chunks(2),
+        );
     }
+    let mock = MockProvider::start(script).await.unwrap();
+    let arbor = Arbor::new();
+    let run = run_print(&arbor, &mock, api, &["hi"]).await;
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("(attempt 3)"), "{}", run.stderr);
+    assert!(run.stderr.contains("failed (network)"), "{}", run.stderr);
+    assert_eq!(mock.requests().len(), 4);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,13 +7,12 @@
 
 mod support;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use arbor_test_support::{MockProvider, Script, Turn, WireApi};
 use serde_json::{json, Value};
+use support::rpc::Rpc;
 use support::Arbor;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 fn endpoint(mock: &MockProvider) -> Vec<String> {
     support::endpoint_args(mock, WireApi::OpenAiCompletions)
@@ -323,51 +322,6 @@ async fn json_mode_reports_each_stored_node_after_its_message() {
     assert_eq!(appended[3]["session_id"], ids[0].as_str());
 }
 
-struct Rpc {
-    child: tokio::process::Child,
-    stdin: tokio::process::ChildStdin,
-    stdout: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
-}
-
-impl Rpc {
-    async fn send(&mut self, line: Value) {
-        self.stdin
-            .write_all(format!("{line}\n").as_bytes())
-            .await
-            .unwrap();
-        self.stdin.flush().await.unwrap();
-    }
-
-    /// Reads lines until `stop` matches one; returns them all.
-    async fn until(&mut self, stop: impl Fn(&Value) -> bool) -> Vec<Value> {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-        let mut seen = Vec::new();
-        loop {
-            let line = tokio::time::timeout_at(deadline, self.stdout.next_line())
-                .await
-                .expect("rpc timed out")
-                .unwrap()
-                .expect("stdout closed");
-            let value: Value = serde_json::from_str(&line).unwrap();
-            let done = stop(&value);
-            seen.push(value);
-            if done {
-                return seen;
-            }
-        }
-    }
-
-    async fn call(&mut self, id: &str, command: Value) -> Value {
-        let mut command = command;
-        command["id"] = json!(id);
-        self.send(command).await;
-        let lines = self
-            .until(|v| v["type"] == "response" && v["id"] == id)
-            .await;
-        lines.last().unwrap().clone()
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rpc_navigates_forks_and_shows_the_tree() {
     let dir = tempfile::tempdir().unwrap();
@@ -377,18 +331,7 @@ async fn rpc_navigates_forks_and_shows_the_tree() {
         .turn(Turn::text("answer regenerated"));
     let mock = MockProvider::start(script).await.unwrap();
     let arbor = Arbor::new();
-    let mut command = arbor.command();
-    command
-        .args(["--mode", "rpc", "--no-tools", "-C"])
-        .arg(dir.path())
-        .args(endpoint(&mock));
-    command.stdin(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let mut rpc = Rpc {
-        stdin: child.stdin.take().unwrap(),
-        stdout: BufReader::new(child.stdout.take().unwrap()).lines(),
-        child,
-    };
+    let mut rpc = Rpc::start(&arbor, dir.path(), &endpoint(&mock));
     let empty = rpc.call("t0", json!({"type": "get_tree"})).await;
     assert_eq!(empty["success"], true);
     assert_eq!(empty["data"]["tree"], Value::Null);
@@ -485,9 +428,7 @@ async fn rpc_navigates_forks_and_shows_the_tree() {
         "{bad}"
     );
 
-    drop(rpc.stdin);
-    while rpc.stdout.next_line().await.unwrap().is_some() {}
-    assert!(rpc.child.wait().await.unwrap().success());
+    rpc.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

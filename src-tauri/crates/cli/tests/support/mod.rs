@@ -9,6 +9,8 @@ use std::process::{Output, Stdio};
 
 use arbor_test_support::{MockProvider, WireApi};
 
+pub mod rpc;
+
 /// Every variable a provider key could come from: removed so the host's keys never leak in.
 pub const KEY_VARIABLES: [&str; 9] = [
     "OPENAI_API_KEY",

@@ -1,0 +1,229 @@
+//! Interactive slash commands on the stored session tree (`/tree`, `/goto`, `/label`,
+//! `/export`, …) and `/compact`, plus how coding events read in the terminal.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arbor_agent::Agent;
+use arbor_coding::compaction::navigate_with_summary;
+use arbor_coding::export::{export_session, ExportFormat, ExportScope};
+use arbor_coding::{CodingEvent, CompactionError, Compactor, Navigation, SessionRecorder};
+
+use crate::interactive::{say, Console};
+use crate::session::AgentSession;
+
+fn describe_navigation(navigation: &Navigation) -> String {
+    match &navigation.editor_text {
+        Some(text) => {
+            format!("(moved before that message; send it again or an edit to branch)\n{text}")
+        }
+        None => "(continuing from that node)".to_owned(),
+    }
+}
+
+/// A coding event as a line for the terminal; `None` for those it does not show.
+pub(crate) fn describe_event(event: &CodingEvent) -> Option<String> {
+    match event {
+        CodingEvent::StoreError { message } => Some(format!(
+            "arbor: could not store the conversation: {message}"
+        )),
+        CodingEvent::RetryScheduled {
+            attempt,
+            delay_ms,
+            error,
+        } => Some(format!(
+            "arbor: {} — retrying in {:.1}s (attempt {attempt})",
+            error.class(),
+            *delay_ms as f64 / 1000.0
+        )),
+        CodingEvent::CompactionStart { reason } => Some(format!(
+            "(compacting the conversation: {})",
+            match reason {
+                arbor_coding::CompactionReason::Threshold => "it nears the context window",
+                arbor_coding::CompactionReason::Overflow => "it overflowed the context window",
+                arbor_coding::CompactionReason::Manual => "as asked",
+            }
+        )),
+        CodingEvent::CompactionEnd {
+            tokens_before,
+            tokens_after: Some(after),
+            ..
+        } => Some(format!(
+            "(compacted: about {tokens_before} → {after} tokens in context)"
+        )),
+        CodingEvent::CompactionEnd {
+            error: Some(error), ..
+        } => Some(format!("arbor: compaction failed: {error}")),
+        _ => None,
+    }
+}
+
+/// `/compact [FOCUS]`: summarise the older conversation now, in the background.
+pub(crate) fn compact(focus: &str, session: &AgentSession, out: &Console) {
+    let Some(compactor) = session.compactor.clone() else {
+        say(out, "compaction is not set up");
+        return;
+    };
+    if session.agent.is_streaming() {
+        say(
+            out,
+            "the agent is running: wait for it or press Ctrl+C first",
+        );
+        return;
+    }
+    let focus = (!focus.is_empty()).then(|| focus.to_owned());
+    let agent = session.agent.clone();
+    let cancel = out.start_task();
+    out.run_in_background(async move {
+        compactor
+            .compact_agent(&agent, focus.as_deref(), &cancel)
+            .await
+            .map(|_| ())
+    });
+}
+
+/// `/export [markdown|jsonl|html] [FILE]`: the session to FILE (default
+/// `arbor-SESSION.EXT` in the working folder), written atomically.
+fn export(recorder: &SessionRecorder, argument: &str) -> Result<String, String> {
+    let session = recorder
+        .session_id()
+        .ok_or("nothing to export yet: send a prompt first")?;
+    let mut words = argument.split_whitespace();
+    let mut format = ExportFormat::Markdown;
+    let mut file = None;
+    for word in words.by_ref() {
+        match word {
+            "markdown" | "md" => format = ExportFormat::Markdown,
+            "jsonl" => format = ExportFormat::Jsonl,
+            "html" => format = ExportFormat::Html,
+            path => file = Some(PathBuf::from(path)),
+        }
+    }
+    let scope = match format {
+        ExportFormat::Markdown => ExportScope::CurrentBranch,
+        _ => ExportScope::WholeTree,
+    };
+    let text = recorder
+        .with_store(|store| export_session(store, &session, scope, format))
+        .map_err(|error| error.to_string())?;
+    let extension = match format {
+        ExportFormat::Markdown => "md",
+        ExportFormat::Jsonl => "jsonl",
+        ExportFormat::Html => "html",
+    };
+    let short = session.get(..8).unwrap_or(&session);
+    let path = file.unwrap_or_else(|| PathBuf::from(format!("arbor-{short}.{extension}")));
+    write_atomically(&path, &text)?;
+    Ok(format!("(exported to {})", path.display()))
+}
+
+/// Writes through a temp file in the same folder and a rename: never half a file.
+pub(crate) fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+    use std::io::Write as _;
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::NamedTempFile::new_in(folder)
+        .map_err(|error| format!("cannot write in {}: {error}", folder.display()))?;
+    file.write_all(text.as_bytes())
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    file.persist(path)
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    Ok(())
+}
+
+/// The slash commands that work on the stored session tree.
+pub(crate) fn session_command(
+    name: &str,
+    argument: &str,
+    recorder: &SessionRecorder,
+    compactor: Option<Arc<Compactor>>,
+    agent: &Agent,
+    out: &Console,
+) {
+    let result: Result<String, String> = (|| {
+        let e = |error: arbor_coding::SessionsError| error.to_string();
+        match name {
+            "tree" => Ok(match recorder.tree().map_err(e)? {
+                Some(tree) => crate::stored::render_tree(&tree).trim_end().to_owned(),
+                None => "(no messages yet)".to_owned(),
+            }),
+            "goto" if argument.is_empty() => {
+                Err("usage: /goto NODE [--summary] (ids from /tree)".into())
+            }
+            "goto" if argument.ends_with("--summary") => {
+                let node = argument.trim_end_matches("--summary").trim().to_owned();
+                let compactor = compactor.ok_or("compaction is not set up")?;
+                let (agent, task) = (agent.clone(), out.clone());
+                let cancel = out.start_task();
+                out.run_in_background(async move {
+                    let navigation =
+                        navigate_with_summary(&compactor, &agent, &node, true, &cancel).await?;
+                    say(&task, &describe_navigation(&navigation));
+                    Ok::<_, CompactionError>(())
+                });
+                Ok("(summarising the branch you leave…)".to_owned())
+            }
+            "goto" => {
+                let navigation = recorder.navigate(agent, argument).map_err(e)?;
+                Ok(describe_navigation(&navigation))
+            }
+            "label" if argument.is_empty() => Err("usage: /label NODE [TEXT]".into()),
+            "label" => {
+                let (node, text) = argument
+                    .split_once(' ')
+                    .map(|(n, t)| (n, Some(t.trim())))
+                    .unwrap_or((argument, None));
+                let id = recorder.label(node, text).map_err(e)?;
+                Ok(match text.filter(|t| !t.is_empty()) {
+                    Some(text) => format!("(labelled {id}: {text})"),
+                    None => format!("(label removed from {id})"),
+                })
+            }
+            "export" => export(recorder, argument),
+            "regenerate" => {
+                recorder.regenerate(agent).map_err(e)?;
+                let agent = agent.clone();
+                out.run_in_background(async move { agent.continue_run().await });
+                Ok("(regenerating)".to_owned())
+            }
+            "fork" => {
+                let node = (!argument.is_empty()).then_some(argument);
+                let session = recorder.fork(agent, node).map_err(e)?;
+                Ok(format!("(forked into session {})", session.id))
+            }
+            "name" if argument.is_empty() => Err("usage: /name TITLE".into()),
+            "name" => {
+                let session = recorder.rename(argument).map_err(e)?;
+                Ok(format!("(session renamed: {})", session.title))
+            }
+            "sessions" => {
+                let mut text = Vec::new();
+                let sessions = recorder.list_sessions(false).map_err(e)?;
+                for s in sessions {
+                    text.push(format!(
+                        "{}  {}  {}",
+                        s.session.id,
+                        crate::stored::format_time(s.session.updated_at),
+                        s.session.title
+                    ));
+                }
+                Ok(if text.is_empty() {
+                    "(no sessions)".to_owned()
+                } else {
+                    text.join("\n")
+                })
+            }
+            "resume" if argument.is_empty() => Err("usage: /resume ID (ids from /sessions)".into()),
+            "resume" => {
+                let session = recorder.switch_session(agent, argument).map_err(e)?;
+                Ok(format!("(resumed {}: {})", session.id, session.title))
+            }
+            _ => Err(format!("unknown command /{name}")),
+        }
+    })();
+    match result {
+        Ok(text) | Err(text) => say(out, &text),
+    }
+}
