@@ -11,6 +11,12 @@
 //!   applying, diff), `bash` (process group, output log), `ls`, `grep`, `find` — plus the shared
 //!   helpers `paths` (resolving paths the model gives), `truncate` (caps and their notices), `atomic`
 //!   (temp file + rename) and `args` (typed arguments, errors that name the field).
+//! - [`sessions`]: the conversation stored as a tree (recording, navigation, branching);
+//!   [`export`]: Markdown / JSONL / HTML export and JSONL import.
+//! - [`compaction`]: summarising the older conversation near the context window, branch
+//!   summaries; [`request_hook`]: [`SessionRequestHook`], which the agent asks before every
+//!   request (compaction) and after a failed one (compact-and-retry on overflow, mid-stream
+//!   retries).
 //! - [`system_prompt`]: the system prompt: tools with guidance, `AGENTS.md`/`CLAUDE.md` context
 //!   files, custom and appended text, date and working directory.
 
