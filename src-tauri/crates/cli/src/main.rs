@@ -14,6 +14,7 @@ mod models;
 mod print_mode;
 mod render;
 mod rpc_mode;
+mod rpc_sessions;
 mod selection;
 mod session;
 mod stored;
