@@ -134,6 +134,7 @@ async fn a_conversation_with_a_tool_a_spinner_and_ctrl_c() {
                 .delay_ms(300),
         )
         .turn(Turn::text("The notes say hello."))
+        .turn(Turn::text("SUMMARY-TMUX"))
         .turn(
             Turn::stream()
                 .text("word ".repeat(100))
@@ -179,6 +180,17 @@ async fn a_conversation_with_a_tool_a_spinner_and_ctrl_c() {
     tmux.keys(&["/help", "Enter"]);
     tmux.wait_for("/thinking [LEVEL]");
 
+    // Compaction on demand, then an export of the tree with the compaction node in it.
+    tmux.keys(&["/compact the notes", "Enter"]);
+    tmux.wait_for("compacted: about");
+    assert!(mock.requests()[2]
+        .body_text
+        .contains("Focus especially on: the notes"));
+    tmux.keys(&["/export jsonl out.jsonl", "Enter"]);
+    tmux.wait_for("(exported to out.jsonl)");
+    let exported = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert!(exported.contains("SUMMARY-TMUX"), "{exported}");
+
     // Ctrl+C during a run aborts it and keeps the program running.
     tmux.keys(&["talk for a while", "Enter"]);
     tmux.wait_for("word word");
@@ -204,5 +216,5 @@ async fn a_conversation_with_a_tool_a_spinner_and_ctrl_c() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(matches!(status, None | Some(0)), "exit status {status:?}");
-    assert_eq!(mock.requests().len(), 3);
+    assert_eq!(mock.requests().len(), 4);
 }
