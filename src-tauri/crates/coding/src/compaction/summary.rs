@@ -182,11 +182,32 @@ pub enum SummaryKind {
     Branch,
 }
 
-/// The user message that asks for the summary.
-pub fn summary_prompt(request: &SummaryRequest<'_>) -> String {
+/// Keeps the end of `conversation` within `max_chars` (on a block boundary when it can),
+/// saying that the beginning was left out: the summary request itself must fit the window.
+fn fit_conversation(conversation: String, max_chars: usize) -> String {
+    if conversation.len() <= max_chars {
+        return conversation;
+    }
+    let mut start = conversation.len() - max_chars;
+    while !conversation.is_char_boundary(start) {
+        start += 1;
+    }
+    let start = conversation[start..]
+        .find("\n\n[")
+        .map_or(start, |offset| start + offset + 2);
+    format!(
+        "[… the earliest {} characters of the conversation are left out: too long to summarise at once]\n\n{}",
+        start,
+        &conversation[start..]
+    )
+}
+
+/// The user message that asks for the summary; the conversation is cut from the front to
+/// about `max_chars` when longer.
+pub fn summary_prompt(request: &SummaryRequest<'_>, max_chars: usize) -> String {
     let mut prompt = format!(
         "<conversation>\n{}\n</conversation>\n\n",
-        render_conversation(request.messages)
+        fit_conversation(render_conversation(request.messages), max_chars)
     );
     if let Some(previous) = request.previous {
         prompt.push_str(&format!(
@@ -217,14 +238,26 @@ pub async fn write_summary(
     request: &SummaryRequest<'_>,
     cancel: &CancellationToken,
 ) -> Result<String, LlmError> {
-    let context = Context {
-        system_prompt: Some(SYSTEM_PROMPT.to_owned()),
-        messages: vec![Message::User(UserMessage::text(summary_prompt(request)))],
-        tools: Vec::new(),
-    };
-    let limit = match model.max_output_tokens {
+    let mut limit = match model.max_output_tokens {
         0 => SUMMARY_MAX_TOKENS,
         max => max.min(SUMMARY_MAX_TOKENS),
+    };
+    if model.context_window > 0 {
+        // A small window keeps most of itself for the conversation being summarised.
+        limit = limit.min(model.context_window / 4).max(256);
+    }
+    // What the window leaves for the conversation after the answer and the instructions
+    // (4 characters a token, with a quarter to spare for denser text).
+    let max_chars = match model.context_window {
+        0 => usize::MAX,
+        window => (window.saturating_sub(limit).saturating_sub(window / 8) as usize) * 3,
+    };
+    let context = Context {
+        system_prompt: Some(SYSTEM_PROMPT.to_owned()),
+        messages: vec![Message::User(UserMessage::text(summary_prompt(
+            request, max_chars,
+        )))],
+        tools: Vec::new(),
     };
     let options = RequestOptions {
         thinking: ThinkingLevel::Off,
@@ -310,12 +343,15 @@ mod tests {
     #[test]
     fn the_prompt_renders_the_conversation_and_merges_the_previous_summary() {
         let messages = conversation();
-        let prompt = summary_prompt(&SummaryRequest {
-            messages: &messages,
-            previous: Some("## Goal\nOld goal"),
-            focus: Some("  the parser  "),
-            kind: SummaryKind::Compaction,
-        });
+        let prompt = summary_prompt(
+            &SummaryRequest {
+                messages: &messages,
+                previous: Some("## Goal\nOld goal"),
+                focus: Some("  the parser  "),
+                kind: SummaryKind::Compaction,
+            },
+            usize::MAX,
+        );
         assert!(prompt.contains("[User]\nFix the parser"), "{prompt}");
         assert!(prompt.contains("[Assistant called edit]\n{\"path\":\"src/b.rs\"}"));
         // Long results are cut on a character boundary.
@@ -323,13 +359,44 @@ mod tests {
         assert!(prompt.contains("<previous-summary>\n## Goal\nOld goal\n</previous-summary>"));
         assert!(prompt.contains("## Next steps"));
         assert!(prompt.ends_with("Focus especially on: the parser"));
-        let branch = summary_prompt(&SummaryRequest {
+        let branch = summary_prompt(
+            &SummaryRequest {
+                messages: &messages,
+                previous: None,
+                focus: None,
+                kind: SummaryKind::Branch,
+            },
+            usize::MAX,
+        );
+        assert!(branch.contains("branch of the conversation"));
+        assert!(!branch.contains("previous-summary"));
+    }
+
+    #[test]
+    fn a_conversation_too_long_for_the_window_loses_its_beginning() {
+        let messages: Vec<AgentMessage> = (0..100)
+            .map(|i| {
+                AgentMessage::User(UserMessage::text(format!(
+                    "message {i:03} {}",
+                    "x".repeat(80)
+                )))
+            })
+            .collect();
+        let request = SummaryRequest {
             messages: &messages,
             previous: None,
             focus: None,
-            kind: SummaryKind::Branch,
-        });
-        assert!(branch.contains("branch of the conversation"));
-        assert!(!branch.contains("previous-summary"));
+            kind: SummaryKind::Compaction,
+        };
+        let prompt = summary_prompt(&request, 1_000);
+        assert!(
+            prompt.contains("characters of the conversation are left out"),
+            "{prompt}"
+        );
+        assert!(prompt.contains("message 099") && !prompt.contains("message 000"));
+        // It starts at a message, not in the middle of one.
+        let kept = prompt.split("at once]\n\n").nth(1).unwrap();
+        assert!(kept.starts_with("[User]\nmessage"), "{kept}");
+        assert!(prompt.len() < 1_000 + SECTIONS.len() + 300);
     }
 }
