@@ -95,7 +95,7 @@ async fn a_run_stores_every_message_and_the_subcommands_show_it() {
     // The store holds the full messages (usage on the answer) and the search index has them.
     let store = arbor_store::Store::open(arbor.data_path()).unwrap();
     let answer = store.get_node(nodes[3]["id"].as_str().unwrap()).unwrap();
-    assert_eq!(answer.content["role"], "assistant");
+    assert_eq!(answer.content_value().unwrap()["role"], "assistant");
     assert!(answer.usage.is_some());
     assert_eq!(store.session_tree(&ids[0]).unwrap().nodes.len(), 4);
     drop(store);

@@ -253,7 +253,7 @@ fn jsonl_round_trip_is_identical_after_normalisation() {
         if scope == ExportScope::WholeTree {
             assert_eq!(context[0].kind, NodeKind::Compaction);
             assert_eq!(
-                context[0].content["first_kept_id"].as_str(),
+                context[0].content_value().unwrap()["first_kept_id"].as_str(),
                 context[0].first_kept_id.as_deref()
             );
         }
@@ -272,6 +272,31 @@ fn normalisation_is_documented_shape() {
     assert_eq!(second["id"], "node-1");
     assert_eq!(second["session_id"], "session");
     assert_eq!(second["created_at"], 0);
+}
+
+#[test]
+fn jsonl_writes_content_and_usage_as_stored() {
+    let f = fixture();
+    let out = jsonl(&f, &f.session.id, ExportScope::WholeTree);
+    for line in out.lines().skip(1) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let node = f.store.get_node(v["id"].as_str().unwrap()).unwrap();
+        // The stored text itself, which is also what re-serializing the parsed value gives
+        // (the export before content was handed out raw).
+        let stored = node.content.get();
+        assert!(line.contains(&format!(",\"content\":{stored},")), "{line}");
+        assert_eq!(serde_json::to_string(&v["content"]).unwrap(), stored);
+        match &node.usage {
+            Some(usage) => {
+                assert!(
+                    line.contains(&format!(",\"usage\":{},", usage.get())),
+                    "{line}"
+                );
+                assert_eq!(serde_json::to_string(&v["usage"]).unwrap(), usage.get());
+            }
+            None => assert!(line.contains(",\"usage\":null,"), "{line}"),
+        }
+    }
 }
 
 #[test]

@@ -8,6 +8,11 @@
 //!
 //! After criterion's report, the ratios store / JSONL are printed (medians of a separate run).
 //! Run: `cargo bench -p arbor-store --bench store`.
+//!
+//! The store hands node contents out as validated but unparsed JSON text, while this JSONL peer
+//! parses every line into a `Value`; what a user pays in the end (turning the context into
+//! agent messages, on realistic messages with tool results) is measured against a JSONL peer
+//! that parses the same messages by `cargo bench -p arbor-coding --bench session_context`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;

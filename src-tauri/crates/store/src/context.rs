@@ -7,11 +7,11 @@ use rusqlite::Connection;
 use crate::db::Store;
 use crate::error::{Result, StoreError};
 use crate::ids::{resolve, IdTable};
-use crate::model::{Node, NodeKind};
+use crate::model::{raw_json, Node, NodeKind};
 use crate::sessions::{load_session, resolve_node_in};
 
-/// A node row as stored: JSON still unparsed, so only the nodes that end up in a result pay
-/// for parsing.
+/// A node row as stored: JSON not yet validated, so only the nodes that end up in a result pay
+/// for it.
 struct RawNode {
     id: String,
     parent_id: Option<String>,
@@ -29,12 +29,8 @@ struct RawNode {
 impl RawNode {
     fn into_node(self, session_id: &str) -> Result<Node> {
         Ok(Node {
-            content: serde_json::from_str(&self.content)?,
-            usage: self
-                .usage
-                .as_deref()
-                .map(serde_json::from_str)
-                .transpose()?,
+            content: raw_json(self.content)?,
+            usage: self.usage.map(raw_json).transpose()?,
             id: self.id,
             session_id: session_id.to_string(),
             parent_id: self.parent_id,

@@ -52,6 +52,12 @@
 //! Appends go under the current leaf (or an explicit parent in the same session) and move the
 //! leaf; [`Store::set_leaf`] moves it anywhere in the session (branching);
 //! [`Store::fork_session`] copies a path into a new session.
+//!
+//! # Reading nodes
+//!
+//! A [`Node`]'s `content` and `usage` are handed out as the stored JSON text
+//! ([`serde_json::value::RawValue`]), validated but not parsed: [`Node::content_as`]
+//! deserializes straight into the caller's type, [`Node::content_value`] gives a `Value`.
 
 mod context;
 mod db;

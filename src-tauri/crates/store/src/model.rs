@@ -1,6 +1,8 @@
 //! The values the store hands out and takes in.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{Result, StoreError};
@@ -112,7 +114,12 @@ impl NodeKind {
 }
 
 /// A stored node of a session tree.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// `content` and `usage` are the stored JSON text, unparsed: building a context of thousands
+/// of nodes then costs one validation scan per node instead of a tree of allocations, and the
+/// caller deserializes straight into its own types ([`Node::content_as`]). Equality compares
+/// that text, which the store always writes in `serde_json`'s compact form.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Node {
     pub id: String,
     pub session_id: String,
@@ -121,10 +128,10 @@ pub struct Node {
     pub kind: NodeKind,
     pub role: Option<String>,
     /// Opaque to the store (the coding crate keeps serialized LLM messages here).
-    pub content: Value,
+    pub content: Box<RawValue>,
     /// Plain text given by the caller; searched and used for titles and tree lines.
     pub text: String,
-    pub usage: Option<Value>,
+    pub usage: Option<Box<RawValue>>,
     /// A partial assistant message the user aborted.
     pub aborted: bool,
     /// Compaction only: the first node kept verbatim after the summary.
@@ -133,6 +140,53 @@ pub struct Node {
     pub tokens_before: Option<u64>,
     /// Unix milliseconds.
     pub created_at: i64,
+}
+
+impl Node {
+    /// `content` deserialized into `T`, straight from the stored JSON text.
+    pub fn content_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.content.get())
+    }
+
+    /// `content` as a [`Value`] (allocates the whole tree; prefer [`Node::content_as`]).
+    pub fn content_value(&self) -> Result<Value, serde_json::Error> {
+        self.content_as()
+    }
+
+    /// `usage` as a [`Value`], if the node has one.
+    pub fn usage_value(&self) -> Result<Option<Value>, serde_json::Error> {
+        self.usage
+            .as_deref()
+            .map(|u| serde_json::from_str(u.get()))
+            .transpose()
+    }
+}
+
+impl PartialEq for Node {
+    fn eq(&self, other: &Node) -> bool {
+        let raw_eq = |a: &RawValue, b: &RawValue| a.get() == b.get();
+        self.id == other.id
+            && self.session_id == other.session_id
+            && self.parent_id == other.parent_id
+            && self.kind == other.kind
+            && self.role == other.role
+            && raw_eq(&self.content, &other.content)
+            && self.text == other.text
+            && match (&self.usage, &other.usage) {
+                (None, None) => true,
+                (Some(a), Some(b)) => raw_eq(a, b),
+                _ => false,
+            }
+            && self.aborted == other.aborted
+            && self.first_kept_id == other.first_kept_id
+            && self.tokens_before == other.tokens_before
+            && self.created_at == other.created_at
+    }
+}
+
+/// Stored JSON text as a [`RawValue`]; fails if the column does not hold JSON.
+pub(crate) fn raw_json(text: String) -> Result<Box<RawValue>> {
+    Ok(RawValue::from_string(text)?)
 }
 
 /// A node to append. Build with [`NewNode::new`] or [`NewNode::compaction`] and the `with_*`

@@ -1,11 +1,12 @@
 //! Appending nodes, reading one node, labels.
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde_json::value::RawValue;
 
 use crate::db::Store;
 use crate::error::{Result, StoreError};
 use crate::ids::{new_id, now_ms, resolve, IdTable};
-use crate::model::{first_line, NewNode, Node, NodeKind};
+use crate::model::{first_line, raw_json, NewNode, Node, NodeKind};
 use crate::sessions::{load_session, resolve_node_in};
 
 /// Longest automatic title, in characters.
@@ -15,19 +16,26 @@ pub(crate) const NODE_COLS: &str = "n.id, n.session_id, n.parent_id, n.kind, n.r
      n.text, n.usage, n.aborted, n.first_kept_id, n.tokens_before, n.created_at";
 
 pub(crate) fn node_from_row(r: &Row<'_>) -> rusqlite::Result<Node> {
+    let bad = |col: usize, e: StoreError| {
+        rusqlite::Error::FromSqlConversionFailure(col, rusqlite::types::Type::Text, Box::new(e))
+    };
     let kind: String = r.get(3)?;
-    let kind = NodeKind::parse(&kind).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(3, rusqlite::types::Type::Text, Box::new(e))
-    })?;
+    let kind = NodeKind::parse(&kind).map_err(|e| bad(3, e))?;
+    let content = raw_json(r.get(5)?).map_err(|e| bad(5, e))?;
+    let usage = r
+        .get::<_, Option<String>>(7)?
+        .map(raw_json)
+        .transpose()
+        .map_err(|e| bad(7, e))?;
     Ok(Node {
         id: r.get(0)?,
         session_id: r.get(1)?,
         parent_id: r.get(2)?,
         kind,
         role: r.get(4)?,
-        content: r.get(5)?,
+        content,
         text: r.get(6)?,
-        usage: r.get(7)?,
+        usage,
         aborted: r.get(8)?,
         first_kept_id: r.get(9)?,
         tokens_before: r.get::<_, Option<i64>>(10)?.map(|t| t.max(0) as u64),
@@ -74,8 +82,13 @@ impl Store {
         let tokens_before = node
             .tokens_before
             .map(|t| i64::try_from(t).unwrap_or(i64::MAX));
-        let content = serde_json::to_string(&node.content)?;
-        let usage = node.usage.as_ref().map(serde_json::to_string).transpose()?;
+        // Serialized once: the text is stored and handed back as the node's raw content.
+        let content = serde_json::value::to_raw_value(&node.content)?;
+        let usage = node
+            .usage
+            .as_ref()
+            .map(serde_json::value::to_raw_value)
+            .transpose()?;
         let id = new_id();
         let now = now_ms();
         self.write(|c| {
@@ -112,9 +125,9 @@ impl Store {
                 parent_id,
                 node.kind.as_str(),
                 node.role,
-                content,
+                content.get(),
                 node.text,
-                usage,
+                usage.as_deref().map(RawValue::get),
                 node.aborted,
                 first_kept_id,
                 tokens_before,
@@ -139,9 +152,9 @@ impl Store {
                 parent_id,
                 kind: node.kind,
                 role: node.role,
-                content: node.content,
+                content,
                 text: node.text,
-                usage: node.usage,
+                usage,
                 aborted: node.aborted,
                 first_kept_id,
                 tokens_before: node.tokens_before,

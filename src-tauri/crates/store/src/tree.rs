@@ -111,9 +111,9 @@ impl Store {
                     map(&n.parent_id),
                     n.kind.as_str(),
                     n.role,
-                    serde_json::to_string(&n.content)?,
+                    n.content.get(),
                     n.text,
-                    n.usage.as_ref().map(serde_json::to_string).transpose()?,
+                    n.usage.as_deref().map(|u| u.get()),
                     n.aborted,
                     map(&n.first_kept_id),
                     n.tokens_before

@@ -21,7 +21,8 @@ fn appends_chain_under_the_leaf_and_move_it() {
     let ctx = store.context(&s.id).unwrap();
     assert_eq!(texts(&ctx), ["hello", "hi"]);
     // Stored content round-trips.
-    assert_eq!(ctx[0].content, json!({"text": "hello"}));
+    assert_eq!(ctx[0].content_value().unwrap(), json!({"text": "hello"}));
+    assert_eq!(ctx[0].content.get(), r#"{"text":"hello"}"#);
     assert_eq!(ctx[1].role.as_deref(), Some("assistant"));
     assert_eq!(store.get_node(&a1.id).unwrap(), a1);
 }
@@ -125,7 +126,7 @@ fn compaction_replaces_what_it_summarised() {
     let ctx = store.context(&s.id).unwrap();
     assert_eq!(texts(&ctx), ["summary of u1 a1", "u2", "a2", "u3"]);
     assert_eq!(ctx[0].kind, NodeKind::Compaction);
-    assert_eq!(ctx[0].content["tokens_before"], 1234);
+    assert_eq!(ctx[0].content_value().unwrap()["tokens_before"], 1234);
 
     // A second compaction supersedes the first, which sits inside its kept range.
     let a3 = assistant(&store, &s.id, "a3");
@@ -231,7 +232,10 @@ fn aborted_partial_message_is_kept_and_marked() {
     let ctx = store.context(&s.id).unwrap();
     assert!(ctx[1].aborted);
     assert_eq!(ctx[1].id, partial.id);
-    assert_eq!(ctx[1].usage, Some(json!({"input": 10, "output": 2})));
+    assert_eq!(
+        ctx[1].usage_value().unwrap(),
+        Some(json!({"input": 10, "output": 2}))
+    );
     assert!(store.session_tree(&s.id).unwrap().nodes[1].aborted);
 }
 
@@ -266,8 +270,8 @@ fn fork_copies_the_path_into_a_new_session() {
         assert_ne!(o.id, c.id);
         assert_eq!(c.session_id, f.id);
         assert_eq!(
-            (o.kind, &o.content, o.created_at),
-            (c.kind, &c.content, c.created_at)
+            (o.kind, o.content.get(), o.created_at),
+            (c.kind, c.content.get(), c.created_at)
         );
     }
     // The compaction points into the copy, and the context is the same.

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use arbor_store::{NewNode, NodeKind, Session, Store, StoreError};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::Loaded;
@@ -91,6 +92,27 @@ struct HeaderSession {
     node_count: u64,
 }
 
+/// A node line as written: `content` and `usage` are the stored JSON text, copied as is.
+#[derive(Debug, Serialize)]
+struct NodeLineOut<'a> {
+    #[serde(rename = "type")]
+    kind_tag: &'static str,
+    id: &'a str,
+    session_id: &'a str,
+    parent_id: Option<&'a str>,
+    kind: NodeKind,
+    role: Option<&'a str>,
+    content: &'a RawValue,
+    text: &'a str,
+    usage: Option<&'a RawValue>,
+    aborted: bool,
+    first_kept_id: Option<&'a str>,
+    tokens_before: Option<u64>,
+    created_at: i64,
+    label: Option<&'a str>,
+}
+
+/// A node line as read.
 #[derive(Debug, Serialize, Deserialize)]
 struct NodeLine {
     #[serde(rename = "type")]
@@ -132,21 +154,21 @@ pub(super) fn write(loaded: &Loaded) -> Result<String, StoreError> {
     let mut out = serde_json::to_string(&header)?;
     out.push('\n');
     for (n, label) in &loaded.nodes {
-        let line = NodeLine {
-            kind_tag: NODE_TYPE.into(),
-            id: n.id.clone(),
-            session_id: n.session_id.clone(),
-            parent_id: n.parent_id.clone(),
+        let line = NodeLineOut {
+            kind_tag: NODE_TYPE,
+            id: &n.id,
+            session_id: &n.session_id,
+            parent_id: n.parent_id.as_deref(),
             kind: n.kind,
-            role: n.role.clone(),
-            content: n.content.clone(),
-            text: n.text.clone(),
-            usage: n.usage.clone(),
+            role: n.role.as_deref(),
+            content: &n.content,
+            text: &n.text,
+            usage: n.usage.as_deref(),
             aborted: n.aborted,
-            first_kept_id: n.first_kept_id.clone(),
+            first_kept_id: n.first_kept_id.as_deref(),
             tokens_before: n.tokens_before,
             created_at: n.created_at,
-            label: label.clone(),
+            label: label.as_deref(),
         };
         out.push_str(&serde_json::to_string(&line)?);
         out.push('\n');

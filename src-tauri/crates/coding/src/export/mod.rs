@@ -16,9 +16,9 @@
 //!   "aborted","first_kept_id","tokens_before","created_at","label"}
 //! ```
 //!
-//! `content` and `usage` are the stored JSON as is; `label` is the node's label (or `null`);
-//! `node_count` lets import detect a file cut at a line boundary. With
-//! [`ExportScope::CurrentBranch`] only the path root → leaf is written.
+//! `content` and `usage` are the stored JSON text, copied as is (not re-serialized); `label`
+//! is the node's label (or `null`); `node_count` lets import detect a file cut at a line
+//! boundary. With [`ExportScope::CurrentBranch`] only the path root → leaf is written.
 //!
 //! # Import
 //!

@@ -72,8 +72,7 @@ fn user_blocks(content: &Value, as_output: Option<bool>) -> Vec<Block> {
     blocks
 }
 
-fn message_view(node: &Node) -> Option<(String, &'static str, Vec<Block>)> {
-    let c = &node.content;
+fn message_view(node: &Node, c: &Value) -> Option<(String, &'static str, Vec<Block>)> {
     let role = str_of(c, "role")?;
     match role {
         "user" => Some(("User".into(), "user", user_blocks(c.get("content")?, None))),
@@ -146,17 +145,22 @@ fn message_view(node: &Node) -> Option<(String, &'static str, Vec<Block>)> {
 
 /// The view of one node.
 pub(crate) fn view(node: &Node, label: Option<&str>) -> View {
+    // Stored content is valid JSON; only a nesting deeper than serde_json's limit fails, and
+    // then the node shows its raw text.
+    let content = node
+        .content_value()
+        .unwrap_or_else(|_| Value::String(node.content.get().to_string()));
     let fallback = |node: &Node| {
         if !node.text.is_empty() {
             vec![Block::Text(node.text.clone())]
-        } else if node.content.is_null() {
+        } else if content.is_null() {
             Vec::new()
         } else {
-            vec![Block::Raw(pretty(&node.content))]
+            vec![Block::Raw(pretty(&content))]
         }
     };
     let (mut title, class, blocks) = match node.kind {
-        NodeKind::User | NodeKind::Assistant | NodeKind::ToolResult => message_view(node)
+        NodeKind::User | NodeKind::Assistant | NodeKind::ToolResult => message_view(node, &content)
             .unwrap_or_else(|| {
                 let (t, c) = match node.kind {
                     NodeKind::User => ("User", "user"),
@@ -166,7 +170,7 @@ pub(crate) fn view(node: &Node, label: Option<&str>) -> View {
                 (t.to_string(), c, fallback(node))
             }),
         NodeKind::Compaction | NodeKind::BranchSummary => {
-            let summary = str_of(&node.content, "summary")
+            let summary = str_of(&content, "summary")
                 .map(str::to_string)
                 .unwrap_or_else(|| node.text.clone());
             let mut blocks = vec![Block::Summary(summary)];

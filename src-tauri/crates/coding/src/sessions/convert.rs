@@ -1,9 +1,14 @@
 //! Agent messages ↔ store nodes.
 
+use std::cell::Cell;
+
 use arbor_agent::AgentMessage;
-use arbor_llm::{AssistantContent, StopReason, UserContent, UserMessage};
+use arbor_llm::{
+    AssistantContent, AssistantMessage, StopReason, ToolResultMessage, UserContent, UserMessage,
+};
 use arbor_store::{NewNode, Node, NodeKind};
-use serde::Deserialize as _;
+use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
 
 /// What a summary node says to the model when it stands in for earlier conversation.
 const SUMMARY_PREAMBLE: &str =
@@ -68,28 +73,203 @@ pub fn message_to_node(message: &AgentMessage) -> Result<Option<NewNode>, serde_
     Ok(Some(node))
 }
 
+/// The part of a compaction or branch summary's content that the model sees. Any other field
+/// (`first_kept_id`, `tokens_before`, ...) is skipped without being built.
+#[derive(Deserialize)]
+struct SummaryContent {
+    #[serde(default)]
+    summary: Option<String>,
+}
+
 /// The message a context node gives the model: messages as stored, a compaction or branch
 /// summary as a user message carrying the summary, nothing for model/thinking changes and
 /// labels.
+///
+/// Messages are deserialized straight from the stored JSON text, with no `Value` in between:
+/// this is most of the cost of resuming a long session. A message node goes straight into the
+/// struct its kind stores (see `tagged`); only when that fails (a `role` other than the kind's,
+/// or a malformed message) does the general `AgentMessage` parse decide, as it always did.
 pub fn node_to_message(node: &Node) -> Result<Option<AgentMessage>, serde_json::Error> {
     let summary = |preamble: &str| {
-        let text = node
-            .content
-            .get("summary")
-            .and_then(|s| s.as_str())
-            .unwrap_or(&node.text);
+        // Content without a string `summary` (or not an object at all): the text stands in.
+        let stored = if node.content.get().starts_with('{') {
+            node.content_as::<SummaryContent>()
+                .ok()
+                .and_then(|c| c.summary)
+        } else {
+            None
+        };
+        let text = stored.as_deref().unwrap_or(&node.text);
         Some(AgentMessage::User(UserMessage::text(format!(
             "{preamble}\n\n<summary>\n{text}\n</summary>"
         ))))
     };
-    Ok(match node.kind {
-        NodeKind::User | NodeKind::Assistant | NodeKind::ToolResult => {
-            Some(AgentMessage::deserialize(&node.content)?)
+    let message = |fast: Option<AgentMessage>| match fast {
+        Some(m) => Ok(Some(m)),
+        None => node.content_as::<AgentMessage>().map(Some),
+    };
+    let json = node.content.get();
+    match node.kind {
+        NodeKind::User => message(tagged::<UserMessage>(json, "user").map(AgentMessage::User)),
+        NodeKind::Assistant => {
+            message(tagged::<AssistantMessage>(json, "assistant").map(AgentMessage::Assistant))
         }
-        NodeKind::Compaction => summary(SUMMARY_PREAMBLE),
-        NodeKind::BranchSummary => summary(BRANCH_PREAMBLE),
-        NodeKind::ModelChange | NodeKind::ThinkingLevelChange | NodeKind::Label => None,
+        NodeKind::ToolResult => {
+            message(tagged::<ToolResultMessage>(json, "tool_result").map(AgentMessage::ToolResult))
+        }
+        NodeKind::Compaction => Ok(summary(SUMMARY_PREAMBLE)),
+        NodeKind::BranchSummary => Ok(summary(BRANCH_PREAMBLE)),
+        NodeKind::ModelChange | NodeKind::ThinkingLevelChange | NodeKind::Label => Ok(None),
+    }
+}
+
+/// `T` from a JSON object that also holds `"role": role`, or `None` if the role differs or
+/// anything else fails.
+///
+/// `AgentMessage` is tagged by `role` inside the object, so serde first buffers the whole object
+/// (every string, every nested block) and then builds the message from the buffer; a context
+/// of thousands of messages spends a third of its parsing time on that. The kind of a node
+/// already says which message it holds, so this parses that struct directly and checks the
+/// role on the way ([`RoleChecked`]); the result is the one `AgentMessage` gives.
+fn tagged<T: DeserializeOwned>(json: &str, role: &'static str) -> Option<T> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let value = T::deserialize(RoleChecked {
+        inner: &mut de,
+        role,
     })
+    .ok()?;
+    de.end().ok()?;
+    Some(value)
+}
+
+/// A deserializer for a message struct that hides the object's `role` field from the struct,
+/// failing unless it is present and equal to `role`.
+struct RoleChecked<D> {
+    inner: D,
+    role: &'static str,
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for RoleChecked<D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.inner.deserialize_map(RoleVisitor {
+            inner: visitor,
+            role: self.role,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
+        ignored_any
+    }
+}
+
+struct RoleVisitor<V> {
+    inner: V,
+    role: &'static str,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for RoleVisitor<V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "a message object with \"role\": {:?}", self.role)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        let seen = Cell::new(false);
+        let value = self.inner.visit_map(RoleMap {
+            inner: map,
+            role: self.role,
+            seen: &seen,
+        })?;
+        if seen.get() {
+            Ok(value)
+        } else {
+            Err(de::Error::missing_field("role"))
+        }
+    }
+}
+
+/// The object's entries, minus `role` (checked as it passes).
+struct RoleMap<'a, A> {
+    inner: A,
+    role: &'static str,
+    seen: &'a Cell<bool>,
+}
+
+/// A key, borrowed from the input when it has no escapes.
+enum Key<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key::Borrowed(s))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Key<'de>, E> {
+                Ok(Key::Owned(s.to_string()))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Key<'de>, E> {
+                Ok(Key::Owned(s))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+impl Key<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            Key::Borrowed(s) => s,
+            Key::Owned(s) => s,
+        }
+    }
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for RoleMap<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        use serde::de::value::{BorrowedStrDeserializer, StringDeserializer};
+        loop {
+            let Some(key) = self.inner.next_key::<Key<'de>>()? else {
+                return Ok(None);
+            };
+            if key.as_str() == "role" {
+                let role: Key<'de> = self.inner.next_value()?;
+                if self.seen.replace(true) || role.as_str() != self.role {
+                    return Err(de::Error::custom("unexpected message role"));
+                }
+                continue;
+            }
+            return match key {
+                Key::Borrowed(k) => seed.deserialize(BorrowedStrDeserializer::new(k)),
+                Key::Owned(k) => seed.deserialize(StringDeserializer::new(k)),
+            }
+            .map(Some);
+        }
+    }
+
+    fn next_value_seed<S: de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<S::Value, A::Error> {
+        self.inner.next_value_seed(seed)
+    }
 }
 
 /// The conversation for the agent from a store context (root first).
@@ -125,15 +305,16 @@ mod tests {
     use serde_json::json;
 
     fn stored(new: NewNode) -> Node {
+        let raw = |v: &serde_json::Value| serde_json::value::to_raw_value(v).unwrap();
         Node {
             id: "n".into(),
             session_id: "s".into(),
             parent_id: None,
             kind: new.kind,
             role: new.role,
-            content: new.content,
+            content: raw(&new.content),
             text: new.text,
-            usage: new.usage,
+            usage: new.usage.as_ref().map(raw),
             aborted: new.aborted,
             first_kept_id: new.first_kept_id,
             tokens_before: new.tokens_before,
@@ -176,6 +357,103 @@ mod tests {
         assert_eq!(answer.text, "Done.");
         assert_eq!(answer.usage.unwrap()["input"], 7);
         assert!(!answer.aborted);
+    }
+
+    #[test]
+    fn the_kind_fast_path_gives_what_the_general_parse_gives() {
+        let mut with_tools = AssistantMessage::empty(Api::AnthropicMessages, "p", "m");
+        with_tools.content = vec![
+            AssistantContent::Thinking(arbor_llm::ThinkingContent {
+                thinking: "hmm \"quoted\"\n".into(),
+                signature: Some("sig".into()),
+                redacted: false,
+            }),
+            AssistantContent::Text(arbor_llm::TextContent::new("a\tb \u{e9}")),
+            AssistantContent::ToolCall(arbor_llm::ToolCall {
+                id: "c1".into(),
+                name: "read".into(),
+                arguments: serde_json::from_value(json!({"path": "a", "n": [1, 2.5]})).unwrap(),
+                thought_signature: None,
+                item_id: Some("fc_1".into()),
+            }),
+        ];
+        with_tools.usage.cost.total = 0.25;
+        with_tools.response_id = Some("r".into());
+        let messages = [
+            AgentMessage::User(UserMessage::text("line\nnext")),
+            AgentMessage::Assistant(with_tools),
+            AgentMessage::ToolResult(ToolResultMessage {
+                tool_call_id: "c1".into(),
+                tool_name: "read".into(),
+                content: vec![UserContent::Image(arbor_llm::ImageContent {
+                    data: "AAAA".into(),
+                    mime_type: "image/png".into(),
+                })],
+                is_error: true,
+                details: Some(json!({"nested": {"a": null}})),
+            }),
+        ];
+        for message in &messages {
+            let node = stored(message_to_node(message).unwrap().unwrap());
+            let general: AgentMessage = node.content_as().unwrap();
+            assert_eq!(&general, message);
+            assert_eq!(node_to_message(&node).unwrap().as_ref(), Some(message));
+        }
+        // Keys in any order, escaped keys, the role anywhere.
+        let user = UserMessage::text("x");
+        assert_eq!(
+            tagged::<UserMessage>(
+                r#"{"role":"user","cont\u0065nt":[{"text":"x","type":"text"}]}"#,
+                "user"
+            ),
+            Some(user.clone())
+        );
+        assert_eq!(
+            tagged::<UserMessage>(
+                r#"{"content":[{"type":"text","text":"x"}],"role":"user"}"#,
+                "user"
+            ),
+            Some(user)
+        );
+        // No role, a second role, another role, not an object, trailing garbage: no fast path.
+        for bad in [
+            r#"{"content":[]}"#,
+            r#"{"role":"user","role":"user","content":[]}"#,
+            r#"{"role":"assistant","content":[]}"#,
+            r#"["user"]"#,
+            r#"{"role":"user","content":[]} x"#,
+        ] {
+            assert_eq!(tagged::<UserMessage>(bad, "user"), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_content_role_wins_over_the_kind_as_before() {
+        // A user node holding an assistant message (e.g. a hand-edited import): the general
+        // parse decides, exactly as when every node went through it.
+        let answer = assistant("hi", StopReason::Stop);
+        let mut node = stored(message_to_node(&answer).unwrap().unwrap());
+        node.kind = NodeKind::User;
+        assert_eq!(node_to_message(&node).unwrap(), Some(answer));
+        // Content that is no message at all still fails with serde's message.
+        let broken = stored(NewNode::new(NodeKind::User, json!({"text": "x"}), "x"));
+        let e = node_to_message(&broken).unwrap_err();
+        assert!(e.to_string().contains("role"), "{e}");
+    }
+
+    #[test]
+    fn summaries_of_any_shape_fall_back_to_the_text() {
+        for content in [
+            json!(["not", "an object"]),
+            json!({"summary": 7}),
+            json!(null),
+        ] {
+            let node = stored(NewNode::new(NodeKind::BranchSummary, content, "the text"));
+            let Some(AgentMessage::User(user)) = node_to_message(&node).unwrap() else {
+                panic!("a branch summary becomes a user message");
+            };
+            assert!(message_text(&AgentMessage::User(user)).contains("the text"));
+        }
     }
 
     #[test]
