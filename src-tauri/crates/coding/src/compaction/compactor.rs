@@ -320,7 +320,7 @@ impl Compactor {
             if first.kind != NodeKind::Compaction {
                 return None;
             }
-            let content = serde_json::to_value(&first.content).unwrap_or_default();
+            let content = first.content_value().unwrap_or_default();
             let summary = content
                 .get("summary")
                 .and_then(|s| s.as_str())

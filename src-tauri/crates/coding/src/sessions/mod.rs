@@ -14,6 +14,7 @@
 pub mod convert;
 mod editing;
 pub mod recorder;
+mod tagged;
 
 use serde::{Deserialize, Serialize};
 
