@@ -264,14 +264,17 @@ fn jsonl_round_trip_is_identical_after_normalisation() {
 #[test]
 fn normalisation_is_documented_shape() {
     let f = fixture();
-    let n = normalize_jsonl(&jsonl(&f, &f.session.id, ExportScope::CurrentBranch)).unwrap();
+    let raw = jsonl(&f, &f.session.id, ExportScope::CurrentBranch);
+    let n = normalize_jsonl(&raw).unwrap();
     let first: Value = serde_json::from_str(n.lines().next().unwrap()).unwrap();
     assert_eq!(first["session"]["id"], "session");
-    assert_eq!(first["session"]["created_at"], 0);
+    // Timestamps are left alone: import keeps them.
+    assert_eq!(first["session"]["created_at"], f.session.created_at);
     let second: Value = serde_json::from_str(n.lines().nth(1).unwrap()).unwrap();
     assert_eq!(second["id"], "node-1");
     assert_eq!(second["session_id"], "session");
-    assert_eq!(second["created_at"], 0);
+    let raw_second: Value = serde_json::from_str(raw.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(second["created_at"], raw_second["created_at"]);
 }
 
 #[test]
@@ -297,6 +300,32 @@ fn jsonl_writes_content_and_usage_as_stored() {
             None => assert!(line.contains(",\"usage\":null,"), "{line}"),
         }
     }
+}
+
+#[test]
+fn import_keeps_timestamps_labels_and_leaf() {
+    let f = fixture();
+    let first = jsonl(&f, &f.session.id, ExportScope::WholeTree);
+    let imported = import_jsonl(&f.store, first.as_bytes(), &f.root).unwrap();
+    assert_eq!(imported.created_at, f.session.created_at);
+    assert_eq!(imported.updated_at, f.session.updated_at);
+    assert_eq!(imported.title_is_custom, f.session.title_is_custom);
+    let old = f.store.session_tree(&f.session.id).unwrap();
+    let new = f.store.session_tree(&imported.id).unwrap();
+    assert_eq!(old.nodes.len(), new.nodes.len());
+    for (o, n) in old.nodes.iter().zip(&new.nodes) {
+        assert_ne!(o.id, n.id);
+        assert_eq!(
+            (o.created_at, &o.label, o.is_leaf, o.kind, &o.first_line),
+            (n.created_at, &n.label, n.is_leaf, n.kind, &n.first_line)
+        );
+    }
+    // A renamed session stays renamed, with its title.
+    f.store.rename_session(&f.session.id, "My title").unwrap();
+    let renamed = jsonl(&f, &f.session.id, ExportScope::WholeTree);
+    let imported = import_jsonl(&f.store, renamed.as_bytes(), &f.root).unwrap();
+    assert_eq!(imported.title, "My title");
+    assert!(imported.title_is_custom);
 }
 
 #[test]

@@ -58,6 +58,10 @@ pub enum StoreError {
     #[error("invalid input: {0}")]
     InvalidInput(String),
 
+    /// A node of [`crate::Store::import_session`] is inconsistent (index counted from 0).
+    #[error("cannot import node {index} (counting from 0): {reason}; nothing was imported")]
+    InvalidImport { index: usize, reason: String },
+
     /// A stored value does not decode (e.g. content that is not JSON).
     #[error("stored data is damaged: {0}")]
     Corrupt(String),

@@ -6,12 +6,12 @@
 //! # Database
 //!
 //! `DATA_DIR/arbor.db` ([`Store::open`]), WAL journal, `foreign_keys=ON`, `synchronous=NORMAL`,
-//! a 5 s busy timeout. Every write is one short `BEGIN IMMEDIATE` transaction, so several
-//! connections or processes can write the same file; a `kill -9` at any moment leaves the
-//! database consistent, losing at most the write in flight. Forward-only migrations in
-//! `migrations/NNNN_*.sql` are applied on open and tracked in `PRAGMA user_version`;
-//! `PRAGMA application_id` marks the file as Arbor's, so a foreign or corrupt file is refused
-//! ([`StoreError::NotArborDatabase`]) instead of being modified.
+//! a 5 s busy timeout. Every write is one short `BEGIN IMMEDIATE` transaction (an import: one
+//! longer one for the whole session), so several connections or processes can write the same
+//! file; a `kill -9` at any moment leaves the database consistent, losing at most the write in
+//! flight. Forward-only migrations in `migrations/NNNN_*.sql` are applied on open and tracked
+//! in `PRAGMA user_version`; `PRAGMA application_id` marks the file as Arbor's, so a foreign or
+//! corrupt file is refused ([`StoreError::NotArborDatabase`]) instead of being modified.
 //!
 //! # Schema (version 2)
 //!
@@ -51,7 +51,8 @@
 //!
 //! Appends go under the current leaf (or an explicit parent in the same session) and move the
 //! leaf; [`Store::set_leaf`] moves it anywhere in the session (branching);
-//! [`Store::fork_session`] copies a path into a new session.
+//! [`Store::fork_session`] copies a path into a new session; [`Store::import_session`] creates
+//! a whole session (nodes, labels, leaf, original timestamps) in one transaction.
 //!
 //! # Reading nodes
 //!
@@ -63,6 +64,7 @@ mod context;
 mod db;
 mod error;
 mod ids;
+mod import;
 mod model;
 mod nodes;
 mod projects;
@@ -72,6 +74,7 @@ mod tree;
 
 pub use db::{Store, APPLICATION_ID, BUSY_TIMEOUT, DB_FILE_NAME, SCHEMA_VERSION};
 pub use error::{Result, StoreError};
+pub use import::{ImportedNode, ImportedSession};
 pub use model::{
     NewNode, Node, NodeKind, Project, SearchHit, SearchOptions, Session, SessionSummary,
     SessionTree, TreeNode,

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use arbor_store::{NewNode, NodeKind, Session, Store, StoreError};
+use arbor_store::{ImportedNode, ImportedSession, NodeKind, Session, Store, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -112,11 +112,9 @@ struct NodeLineOut<'a> {
     label: Option<&'a str>,
 }
 
-/// A node line as read.
-#[derive(Debug, Serialize, Deserialize)]
+/// A node line as read (its `type` is checked before).
+#[derive(Debug, Deserialize)]
 struct NodeLine {
-    #[serde(rename = "type")]
-    kind_tag: String,
     id: String,
     session_id: String,
     parent_id: Option<String>,
@@ -404,89 +402,76 @@ fn remap_strings(v: &mut Value, map: &HashMap<String, String>) {
     }
 }
 
+/// The store's form of a validated export: nodes refer to each other by index, and keep their
+/// file ids as `source_id` so that ids inside `content` are remapped too.
+fn to_imported(parsed: Parsed) -> (ImportedSession, Vec<usize>) {
+    let index: HashMap<String, usize> = parsed
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, (_, n))| (n.id.clone(), i))
+        .collect();
+    let at = |id: &Option<String>| id.as_ref().and_then(|id| index.get(id).copied());
+    let h = parsed.header;
+    let leaf = at(&h.current_leaf);
+    let mut lines = Vec::with_capacity(parsed.nodes.len());
+    let mut nodes = Vec::with_capacity(parsed.nodes.len());
+    for (line, n) in parsed.nodes {
+        lines.push(line);
+        nodes.push(ImportedNode {
+            parent: at(&n.parent_id),
+            first_kept: at(&n.first_kept_id),
+            source_id: Some(n.id),
+            kind: n.kind,
+            role: n.role,
+            content: n.content,
+            text: n.text,
+            usage: n.usage,
+            aborted: n.aborted,
+            tokens_before: n.tokens_before,
+            created_at: n.created_at,
+            label: n.label,
+        });
+    }
+    let session = ImportedSession {
+        // A blank title is never a renamed one: the first prompt gives it, as for a new session.
+        title_is_custom: h.title_is_custom && !h.title.trim().is_empty(),
+        title: h.title,
+        model: h.model,
+        thinking_level: h.thinking_level,
+        created_at: h.created_at,
+        updated_at: h.updated_at,
+        leaf,
+        nodes,
+    };
+    (session, lines)
+}
+
 /// Imports a JSONL export as a new session of the project at `project_root` (created if
-/// needed). See the module docs for what is validated, kept and renewed.
+/// needed), in one store transaction. See the module docs for what is validated, kept and
+/// renewed.
 pub fn import_jsonl(
     store: &Store,
     bytes: &[u8],
     project_root: &Path,
 ) -> Result<Session, ImportError> {
     let parsed = parse(bytes)?;
+    let (session, lines) = to_imported(parsed);
     let project = store.open_project(project_root, None)?;
-    let h = &parsed.header;
-    let session =
-        store.create_session(&project.id, h.model.as_deref(), h.thinking_level.as_deref())?;
-    match fill(store, &session.id, &parsed) {
-        Ok(s) => Ok(s),
-        Err(e) => {
-            // Best effort: the error that stopped the import is the one to report.
-            let _ = store.delete_session(&session.id);
-            Err(e)
-        }
-    }
-}
-
-fn fill(store: &Store, session_id: &str, parsed: &Parsed) -> Result<Session, ImportError> {
-    let mut map: HashMap<String, String> = HashMap::with_capacity(parsed.nodes.len());
-    let mut labelled = Vec::new();
-    for (line, n) in &parsed.nodes {
-        let wrap = |source| ImportError::Write {
-            line: *line,
-            source,
-        };
-        let lookup = |old: &Option<String>| -> Result<Option<String>, ImportError> {
-            old.as_ref()
-                .map(|o| {
-                    map.get(o).cloned().ok_or_else(|| ImportError::InvalidLine {
-                        line: *line,
-                        reason: format!("unknown node {o:?}"),
-                    })
-                })
-                .transpose()
-        };
-        let mut content = n.content.clone();
-        remap_strings(&mut content, &map);
-        let node = NewNode {
-            kind: n.kind,
-            role: n.role.clone(),
-            content,
-            text: n.text.clone(),
-            usage: n.usage.clone(),
-            aborted: n.aborted,
-            parent_id: lookup(&n.parent_id)?,
-            first_kept_id: lookup(&n.first_kept_id)?,
-            tokens_before: n.tokens_before,
-        };
-        let stored = if node.parent_id.is_none() {
-            // A root: `append` without a parent goes under the current leaf, so move above
-            // the first root first.
-            store.set_leaf(session_id, None).map_err(wrap)?;
-            store.append(session_id, node).map_err(wrap)?
-        } else {
-            store.append(session_id, node).map_err(wrap)?
-        };
-        if let Some(label) = &n.label {
-            labelled.push((*line, stored.id.clone(), label.clone()));
-        }
-        map.insert(n.id.clone(), stored.id);
-    }
-    for (line, id, label) in labelled {
-        store
-            .set_label(session_id, &id, Some(&label))
-            .map_err(|source| ImportError::Write { line, source })?;
-    }
-    let leaf = parsed.header.current_leaf.as_ref().and_then(|l| map.get(l));
-    let mut session = store.set_leaf(session_id, leaf.map(String::as_str))?;
-    let title = parsed.header.title.trim();
-    if !title.is_empty() && (parsed.header.title_is_custom || session.title != title) {
-        session = store.rename_session(session_id, title)?;
-    }
-    Ok(session)
+    store
+        .import_session(&project.id, session)
+        .map_err(|e| match e {
+            StoreError::InvalidImport { index, .. } => ImportError::Write {
+                line: lines.get(index).copied().unwrap_or(1),
+                source: e,
+            },
+            e => ImportError::Store(e),
+        })
 }
 
 /// Normalises a JSONL export for comparison (see the module docs): the session id becomes
-/// `"session"`, node ids `"node-N"` in line order (wherever a whole JSON string equals one),
-/// and every `created_at` / `updated_at` of the session and the nodes `0`.
+/// `"session"` and node ids `"node-N"` in line order, wherever a whole JSON string equals one.
+/// Everything else, timestamps included, is left as it is.
 pub fn normalize_jsonl(text: &str) -> Result<String, ImportError> {
     let lines = json_lines(text.as_bytes())?;
     let mut map: HashMap<String, String> = HashMap::new();
@@ -504,18 +489,6 @@ pub fn normalize_jsonl(text: &str) -> Result<String, ImportError> {
     let mut out = String::new();
     for (i, (_, mut v)) in lines.into_iter().enumerate() {
         remap_strings(&mut v, &map);
-        let obj = if i == 0 {
-            v.get_mut("session").and_then(Value::as_object_mut)
-        } else {
-            v.as_object_mut()
-        };
-        if let Some(obj) = obj {
-            for key in ["created_at", "updated_at"] {
-                if obj.contains_key(key) {
-                    obj.insert(key.into(), Value::from(0));
-                }
-            }
-        }
         out.push_str(
             &serde_json::to_string(&v).map_err(|e| ImportError::InvalidLine {
                 line: i + 1,

@@ -24,22 +24,26 @@
 //!
 //! [`import_jsonl`] validates the whole file first (header, every line, ids unique, each parent
 //! and compaction `first_kept_id` among the nodes before it, the leaf known, the node count),
-//! reporting the 1-based line of the first problem ([`ImportError`]). Only then does it write: a
-//! new session in the project of `project_root`, with new ids (old → new mapped for parents,
-//! `first_kept_id`, the leaf, and any JSON string in `content` equal to an old node id, such as a
-//! compaction's `content.first_kept_id`), the same order, kinds, roles, contents, texts, usage,
-//! aborted flags, labels, model, thinking level and title. If any write fails, the partly
-//! written session is deleted again, so no half-imported session remains.
+//! reporting the 1-based line of the first problem ([`ImportError`]). Only then does it write,
+//! with [`arbor_store::Store::import_session`]: a new session in the project of
+//! `project_root`, created with all its nodes, labels, search entries and leaf in **one**
+//! transaction, so a failure, or the process being killed, leaves either the whole session or
+//! nothing. New ids are given in file order (old → new mapped for parents, `first_kept_id`,
+//! the leaf, and any JSON string in `content` equal to a node id of the file, such as a
+//! compaction's `content.first_kept_id`); kept as they are: the order, kinds, roles,
+//! contents, texts, usage, aborted flags, labels, model, thinking level, title (and whether it
+//! was renamed), and the **timestamps** of the session (`created_at`, `updated_at`: an imported
+//! session keeps its place in recency order) and of every node.
 //!
-//! **Not preserved:** ids (new ones) and timestamps — the store's public API stamps nodes and
-//! the session with the time of the import.
+//! **Not preserved:** ids (new ones), and the time each label was set (not exported; labels
+//! are stamped with the session's `updated_at`).
 //!
 //! # Round trip
 //!
 //! export → import → export gives the same file after [`normalize_jsonl`], which replaces the
-//! session id by `"session"`, each node id by `"node-N"` (N = its line order, 1-based) wherever it
-//! appears as a whole JSON string (ids, parents, leaf, `first_kept_id`, inside `content`), and
-//! sets `created_at`/`updated_at` of the session and of every node to `0`. Nothing else changes.
+//! session id by `"session"` and each node id by `"node-N"` (N = its line order, 1-based)
+//! wherever it appears as a whole JSON string (ids, parents, leaf, `first_kept_id`, inside
+//! `content`). Nothing else changes: timestamps, contents and labels come back byte for byte.
 //!
 //! # Markdown and HTML
 //!

@@ -14,7 +14,6 @@
 pub mod convert;
 mod editing;
 pub mod recorder;
-mod tagged;
 
 use serde::{Deserialize, Serialize};
 

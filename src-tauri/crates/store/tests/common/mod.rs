@@ -1,7 +1,9 @@
 //! Helpers shared by the store's integration tests.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
-use arbor_store::{NewNode, Node, NodeKind, Project, Session, Store};
+use arbor_store::{
+    ImportedNode, ImportedSession, NewNode, Node, NodeKind, Project, Session, Store,
+};
 use serde_json::json;
 use tempfile::TempDir;
 
@@ -46,4 +48,92 @@ pub fn assistant(store: &Store, session: &str, text: &str) -> Node {
 /// The texts of a list of nodes, for compact assertions.
 pub fn texts(nodes: &[Node]) -> Vec<String> {
     nodes.iter().map(|n| n.text.clone()).collect()
+}
+
+/// Labels of [`sample_import`]: every 100th node.
+pub fn sample_labels(nodes: usize) -> usize {
+    nodes.div_ceil(100)
+}
+
+/// A session to import with `nodes` nodes: mostly a chain, a sibling branch every 50th node, a
+/// compaction every 97th (keeping from two nodes up its path), a label every 100th, contents
+/// that refer to other nodes by source id, timestamps from 1,600,000,000,000 on. The leaf is
+/// the last node.
+pub fn sample_import(nodes: usize) -> ImportedSession {
+    let filler = "lorem ipsum dolor sit amet ".repeat(16);
+    let mut parents: Vec<Option<usize>> = Vec::with_capacity(nodes);
+    let mut out = Vec::with_capacity(nodes);
+    for i in 0..nodes {
+        let parent = match i {
+            0 => None,
+            i if i % 50 == 0 && i >= 10 => Some(i - 10),
+            i => Some(i - 1),
+        };
+        let created_at = 1_600_000_000_000 + i as i64 * 1000;
+        let mut node = if i % 97 == 96 {
+            // Two steps up from the parent (or the parent itself near a root).
+            let p = parent.unwrap_or(0);
+            let kept = parents[p].and_then(|q: usize| parents[q]).unwrap_or(p);
+            let mut n = ImportedNode::new(
+                NodeKind::Compaction,
+                json!({"summary": format!("summary {i}"), "first_kept_id": format!("src-{kept}"),
+                       "tokens_before": 1000}),
+                format!("summary {i}"),
+                created_at,
+            );
+            n.first_kept = Some(kept);
+            n.tokens_before = Some(1000);
+            n
+        } else {
+            let kind = if i % 2 == 0 {
+                NodeKind::User
+            } else {
+                NodeKind::Assistant
+            };
+            let text = format!("message{i} {filler}");
+            let mut n = ImportedNode::new(
+                kind,
+                json!({"text": text, "previous": parent.map(|p| format!("src-{p}"))}),
+                text,
+                created_at,
+            );
+            if kind == NodeKind::Assistant {
+                n.usage = Some(json!({"input": i, "output": 1}));
+            }
+            n
+        };
+        node.parent = parent;
+        node.source_id = Some(format!("src-{i}"));
+        if i % 100 == 0 {
+            node.label = Some(format!("label {i}"));
+        }
+        parents.push(parent);
+        out.push(node);
+    }
+    ImportedSession {
+        title: "Imported".into(),
+        title_is_custom: true,
+        model: Some("test-model".into()),
+        thinking_level: Some("high".into()),
+        created_at: 1_500_000_000_000,
+        updated_at: 1_700_000_000_000,
+        leaf: nodes.checked_sub(1),
+        nodes: out,
+    }
+}
+
+/// Rows in the tables an import writes: sessions, nodes, labels, full-text entries.
+pub fn row_counts(store: &Store) -> [i64; 4] {
+    let c = rusqlite::Connection::open(store.path()).unwrap();
+    [
+        "sessions",
+        "nodes",
+        "labels",
+        // One row per indexed document of the FTS5 table.
+        "nodes_fts_docsize",
+    ]
+    .map(|t| {
+        c.query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0))
+            .unwrap()
+    })
 }

@@ -1,18 +1,18 @@
-//! Parsing a stored message straight into the struct its node kind says it is.
+//! Parsing a stored message straight into the struct its node kind says it holds.
+//!
+//! `AgentMessage` is tagged by `role` inside the object, so serde first buffers the whole object
+//! (every string, every nested block) and then builds the message from the buffer; a context of
+//! thousands of messages spends about a third of its parsing time on that. [`tagged`] parses the
+//! struct directly and checks the role on the way ([`RoleChecked`]).
 
 use std::cell::Cell;
 
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
-/// `T` from a JSON object that also holds `"role": role`, or `None` if the role differs or
-/// anything else fails.
-///
-/// `AgentMessage` is tagged by `role` inside the object, so serde first buffers the whole object
-/// (every string, every nested block) and then builds the message from the buffer; a context
-/// of thousands of messages spends a third of its parsing time on that. The kind of a node
-/// already says which message it holds, so this parses that struct directly and checks the
-/// role on the way ([`RoleChecked`]); the result is the one `AgentMessage` gives.
+/// `T` from a JSON object that also holds `"role": role`, or `None` if the role differs (or is
+/// missing or repeated) or anything else fails. When it succeeds, the result is the one the
+/// general `AgentMessage` parse gives for that role.
 pub(super) fn tagged<T: DeserializeOwned>(json: &str, role: &'static str) -> Option<T> {
     let mut de = serde_json::Deserializer::from_str(json);
     let value = T::deserialize(RoleChecked {
@@ -151,5 +151,43 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for RoleMap<'_, A> {
         seed: S,
     ) -> Result<S::Value, A::Error> {
         self.inner.next_value_seed(seed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use arbor_llm::UserMessage;
+
+    #[test]
+    fn the_role_is_checked_wherever_it_is() {
+        // Keys in any order, escaped keys, the role anywhere.
+        let user = UserMessage::text("x");
+        assert_eq!(
+            tagged::<UserMessage>(
+                r#"{"role":"user","cont\u0065nt":[{"text":"x","type":"text"}]}"#,
+                "user"
+            ),
+            Some(user.clone())
+        );
+        assert_eq!(
+            tagged::<UserMessage>(
+                r#"{"content":[{"type":"text","text":"x"}],"role":"user"}"#,
+                "user"
+            ),
+            Some(user)
+        );
+        // No role, a second role, another role, not an object, trailing garbage: no fast path.
+        for bad in [
+            r#"{"content":[]}"#,
+            r#"{"role":"user","role":"user","content":[]}"#,
+            r#"{"role":"assistant","content":[]}"#,
+            r#"["user"]"#,
+            r#"{"role":"user","content":[]} x"#,
+        ] {
+            assert_eq!(tagged::<UserMessage>(bad, "user"), None, "{bad}");
+        }
     }
 }
