@@ -1,7 +1,7 @@
 //! Interactive slash commands on the stored session tree (`/tree`, `/goto`, `/label`,
 //! `/export`, …) and `/compact`, plus how coding events read in the terminal.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use arbor_agent::Agent;
@@ -113,24 +113,8 @@ fn export(recorder: &SessionRecorder, argument: &str) -> Result<String, String> 
     };
     let short = session.get(..8).unwrap_or(&session);
     let path = file.unwrap_or_else(|| PathBuf::from(format!("arbor-{short}.{extension}")));
-    write_atomically(&path, &text)?;
+    crate::transfer::write_atomically(&path, &text)?;
     Ok(format!("(exported to {})", path.display()))
-}
-
-/// Writes through a temp file in the same folder and a rename: never half a file.
-pub(crate) fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
-    use std::io::Write as _;
-    let folder = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let mut file = tempfile::NamedTempFile::new_in(folder)
-        .map_err(|error| format!("cannot write in {}: {error}", folder.display()))?;
-    file.write_all(text.as_bytes())
-        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
-    file.persist(path)
-        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
-    Ok(())
 }
 
 /// The slash commands that work on the stored session tree.

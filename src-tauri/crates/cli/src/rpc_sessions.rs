@@ -236,7 +236,7 @@ fn handle_stored(
                 .map_err(|error| error.to_string())?;
             match path {
                 Some(path) => {
-                    crate::interactive_tree::write_atomically(&path, &text)?;
+                    crate::transfer::write_atomically(&path, &text)?;
                     Ok(json!({"session_id": session_id, "path": path, "bytes": text.len()}))
                 }
                 None => Ok(json!({"session_id": session_id, "content": text})),

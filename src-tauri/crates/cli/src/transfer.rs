@@ -34,18 +34,25 @@ pub fn export(
             stdout.flush()?;
         }
         Some(path) => {
-            let folder = match path.parent() {
-                Some(parent) if !parent.as_os_str().is_empty() => parent,
-                _ => Path::new("."),
-            };
-            let mut file = tempfile::NamedTempFile::new_in(folder)
-                .with_context(|| format!("cannot write in {}", folder.display()))?;
-            file.write_all(text.as_bytes())?;
-            file.persist(path)
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            write_atomically(path, &text).map_err(anyhow::Error::msg)?;
             eprintln!("arbor: exported to {}", path.display());
         }
     }
+    Ok(())
+}
+
+/// Writes through a temp file in the same folder and a rename: never half a file.
+pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::NamedTempFile::new_in(folder)
+        .map_err(|error| format!("cannot write in {}: {error}", folder.display()))?;
+    file.write_all(text.as_bytes())
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    file.persist(path)
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
     Ok(())
 }
 
