@@ -8,27 +8,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use arbor_store::{NewNode, NodeKind, Store};
-use common::msg;
+use common::{msg, spawn_child, Rng};
 use rusqlite::Connection;
-
-/// A small xorshift generator; randomness quality does not matter here.
-struct Rng(u64);
-
-impl Rng {
-    fn seeded() -> Rng {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64;
-        Rng(nanos | 1)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
 
 /// Child half: writes forever (appends, branches, labels, compactions, forks, deletes) until
 /// killed. Every operation is one transaction, some of them many rows.
@@ -143,17 +124,10 @@ fn kill_9_at_random_moments_leaves_a_consistent_database() {
     let dir = tempfile::tempdir().unwrap();
     drop(Store::open(dir.path()).unwrap());
     let db = dir.path().join(arbor_store::DB_FILE_NAME);
-    let exe = std::env::current_exe().unwrap();
     let mut rng = Rng::seeded();
     for round in 0..10 {
         let start = max_seq(&db);
-        let mut child = std::process::Command::new(&exe)
-            .args(["--exact", "crash_child", "--test-threads=1"])
-            .env("ARBOR_STORE_CRASH_CHILD", dir.path())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_child("crash_child", "ARBOR_STORE_CRASH_CHILD", dir.path());
         // Wait until it is really writing, then kill it somewhere in its stream of writes.
         // (`max(seq)` can also go down when the writer deletes a session; any change is progress.)
         let deadline = Instant::now() + Duration::from_secs(20);

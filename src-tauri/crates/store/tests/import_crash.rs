@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use arbor_store::Store;
-use common::{sample_import, sample_labels};
+use common::{sample_import, sample_labels, spawn_child, Rng};
 use rusqlite::Connection;
 
 /// Nodes per imported session: large enough that an import takes a while.
@@ -18,25 +18,6 @@ const MID_IMPORT_KILLS: usize = 20;
 /// Hang guard: give up after this many rounds.
 const MAX_ROUNDS: usize = 200;
 const MARKER: &str = "import-marker";
-
-/// A small xorshift generator; randomness quality does not matter here.
-struct Rng(u64);
-
-impl Rng {
-    fn seeded() -> Rng {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64;
-        Rng(nanos | 1)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
 
 /// Replaces the marker atomically, so a kill never leaves half of it.
 fn write_marker(dir: &Path, text: &str) {
@@ -155,7 +136,6 @@ fn assert_whole_sessions(dir: &Path) -> usize {
 fn kill_9_during_imports_leaves_whole_sessions_or_none() {
     let dir = tempfile::tempdir().unwrap();
     drop(Store::open(dir.path()).unwrap());
-    let exe = std::env::current_exe().unwrap();
     let mut rng = Rng::seeded();
     // Kills are spread over about two imports: the longest import the child reported, or,
     // until one is reported, a guess that doubles while kills only ever hit the first import.
@@ -171,13 +151,7 @@ fn kill_9_during_imports_leaves_whole_sessions_or_none() {
             "only {mid_import} of {rounds} kills landed during an import"
         );
         let _ = std::fs::remove_file(dir.path().join(MARKER));
-        let mut child = std::process::Command::new(&exe)
-            .args(["--exact", "import_crash_child", "--test-threads=1"])
-            .env("ARBOR_STORE_IMPORT_CHILD", dir.path())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_child("import_crash_child", "ARBOR_STORE_IMPORT_CHILD", dir.path());
         // Wait until the first import has started, then kill somewhere in the stream.
         let deadline = Instant::now() + Duration::from_secs(30);
         while read_marker(dir.path()).is_none() {

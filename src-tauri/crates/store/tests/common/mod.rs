@@ -137,3 +137,35 @@ pub fn row_counts(store: &Store) -> [i64; 4] {
             .unwrap()
     })
 }
+
+/// A small xorshift generator for random kill moments; randomness quality does not matter.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn seeded() -> Rng {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64;
+        Rng(nanos | 1)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// Re-runs this test binary as a child that runs only `test`, with `variable` set to `dir`
+/// (the child test does its work only when the variable is set).
+pub fn spawn_child(test: &str, variable: &str, dir: &std::path::Path) -> std::process::Child {
+    std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", test, "--test-threads=1"])
+        .env(variable, dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
