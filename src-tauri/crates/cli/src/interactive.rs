@@ -191,7 +191,7 @@ pub async fn run(
     {
         let out = out.clone();
         session.attach_recorder(move |event| {
-            if let Some(text) = crate::interactive_tree::describe_event(event) {
+            if let Some(text) = session::describe_event(event) {
                 say(&out, &text);
             }
         });

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arbor_agent::Agent;
 use arbor_coding::compaction::navigate_with_summary;
 use arbor_coding::export::{export_session, ExportFormat, ExportScope};
-use arbor_coding::{CodingEvent, CompactionError, Compactor, Navigation, SessionRecorder};
+use arbor_coding::{CompactionError, Compactor, Navigation, SessionRecorder};
 
 use crate::interactive::{say, Console};
 use crate::session::AgentSession;
@@ -18,43 +18,6 @@ fn describe_navigation(navigation: &Navigation) -> String {
             format!("(moved before that message; send it again or an edit to branch)\n{text}")
         }
         None => "(continuing from that node)".to_owned(),
-    }
-}
-
-/// A coding event as a line for the terminal; `None` for those it does not show.
-pub(crate) fn describe_event(event: &CodingEvent) -> Option<String> {
-    match event {
-        CodingEvent::StoreError { message } => Some(format!(
-            "arbor: could not store the conversation: {message}"
-        )),
-        CodingEvent::RetryScheduled {
-            attempt,
-            delay_ms,
-            error,
-        } => Some(format!(
-            "arbor: {} — retrying in {:.1}s (attempt {attempt})",
-            error.class(),
-            *delay_ms as f64 / 1000.0
-        )),
-        CodingEvent::CompactionStart { reason } => Some(format!(
-            "(compacting the conversation: {})",
-            match reason {
-                arbor_coding::CompactionReason::Threshold => "it nears the context window",
-                arbor_coding::CompactionReason::Overflow => "it overflowed the context window",
-                arbor_coding::CompactionReason::Manual => "as asked",
-            }
-        )),
-        CodingEvent::CompactionEnd {
-            tokens_before,
-            tokens_after: Some(after),
-            ..
-        } => Some(format!(
-            "(compacted: about {tokens_before} → {after} tokens in context)"
-        )),
-        CodingEvent::CompactionEnd {
-            error: Some(error), ..
-        } => Some(format!("arbor: compaction failed: {error}")),
-        _ => None,
     }
 }
 

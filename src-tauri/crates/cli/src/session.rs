@@ -87,8 +87,45 @@ impl AgentSession {
 /// Prints a coding event that a text front end cares about (storage failures, compactions,
 /// mid-stream retries) on stderr.
 pub fn report_to_stderr(event: &CodingEvent) {
-    if let Some(text) = crate::interactive_tree::describe_event(event) {
+    if let Some(text) = describe_event(event) {
         eprintln!("{text}");
+    }
+}
+
+/// A coding event as a line for the terminal; `None` for those it does not show.
+pub fn describe_event(event: &CodingEvent) -> Option<String> {
+    match event {
+        CodingEvent::StoreError { message } => Some(format!(
+            "arbor: could not store the conversation: {message}"
+        )),
+        CodingEvent::RetryScheduled {
+            attempt,
+            delay_ms,
+            error,
+        } => Some(format!(
+            "arbor: {} — retrying in {:.1}s (attempt {attempt})",
+            error.class(),
+            *delay_ms as f64 / 1000.0
+        )),
+        CodingEvent::CompactionStart { reason } => Some(format!(
+            "(compacting the conversation: {})",
+            match reason {
+                arbor_coding::CompactionReason::Threshold => "it nears the context window",
+                arbor_coding::CompactionReason::Overflow => "it overflowed the context window",
+                arbor_coding::CompactionReason::Manual => "as asked",
+            }
+        )),
+        CodingEvent::CompactionEnd {
+            tokens_before,
+            tokens_after: Some(after),
+            ..
+        } => Some(format!(
+            "(compacted: about {tokens_before} → {after} tokens in context)"
+        )),
+        CodingEvent::CompactionEnd {
+            error: Some(error), ..
+        } => Some(format!("arbor: compaction failed: {error}")),
+        _ => None,
     }
 }
 
