@@ -57,8 +57,8 @@ impl Run<'_> {
             for message in deliver.drain(..) {
                 self.append(message);
             }
-            self.before_request().await;
-            let (assistant, error, body_started) = self.stream_assistant().await;
+            let messages = self.before_request().await;
+            let (assistant, error, body_started) = self.stream_assistant(messages).await;
             let calls: Vec<ToolCall> = assistant.tool_calls().cloned().collect();
             let results = match assistant.stop_reason {
                 StopReason::Stop | StopReason::ToolUse => self.run_tools(&calls).await,
@@ -130,19 +130,22 @@ impl Run<'_> {
         (state.messages.clone(), state.model.clone(), options)
     }
 
-    /// Lets the request hook reshape the conversation (compaction) before a request.
-    async fn before_request(&self) {
-        let Some(hook) = self.request_hook() else {
-            return;
-        };
+    /// Lets the request hook reshape the conversation (compaction) before a request; returns
+    /// the conversation the request is built from (`None` without a hook: read it then).
+    async fn before_request(&self) -> Option<Vec<AgentMessage>> {
+        let hook = self.request_hook()?;
         let (messages, model, options) = self.request_inputs();
         let request = RequestContext {
             messages: &messages,
             model: &model,
             options: &options,
         };
-        if let Some(replaced) = hook.before_request(request, &self.cancel).await {
-            self.shared.state().messages = replaced;
+        match hook.before_request(request, &self.cancel).await {
+            Some(replaced) => {
+                self.shared.state().messages = replaced.clone();
+                Some(replaced)
+            }
+            None => Some(messages),
         }
     }
 
@@ -184,8 +187,11 @@ impl Run<'_> {
 
     /// Streams one assistant message and appends it; returns it with its error, if any, and
     /// whether the provider's answer had begun.
-    async fn stream_assistant(&mut self) -> (AssistantMessage, Option<LlmError>, bool) {
-        let (model, options, context) = self.request().await;
+    async fn stream_assistant(
+        &mut self,
+        messages: Option<Vec<AgentMessage>>,
+    ) -> (AssistantMessage, Option<LlmError>, bool) {
+        let (model, options, context) = self.request(messages).await;
         let mut started = false;
         let mut body_started = false;
         let mut outcome = None;
@@ -258,8 +264,12 @@ impl Run<'_> {
         (message, Some(error))
     }
 
-    /// The model, options and context for the next request, from the current state.
-    async fn request(&self) -> (arbor_llm::Model, arbor_llm::RequestOptions, Context) {
+    /// The model, options and context for the next request: `messages` when the request hook
+    /// already took them, else the state's.
+    async fn request(
+        &self,
+        messages: Option<Vec<AgentMessage>>,
+    ) -> (arbor_llm::Model, arbor_llm::RequestOptions, Context) {
         let (model, options, system_prompt, tools, messages) = {
             let state = self.shared.state();
             let options = arbor_llm::RequestOptions {
@@ -271,7 +281,7 @@ impl Run<'_> {
                 options,
                 state.system_prompt.clone(),
                 state.tools.iter().map(|t| t.spec().clone()).collect(),
-                state.messages.clone(),
+                messages.unwrap_or_else(|| state.messages.clone()),
             )
         };
         let transformer = Arc::clone(&*lock(&self.shared.transformer));
