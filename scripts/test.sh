@@ -44,6 +44,7 @@ step() {
   fi
 }
 
+step self-contained node scripts/check-self-contained.mjs
 step ui-lint npm run --silent ui:lint
 step ui-check npm run --silent ui:check
 step ui-test npm run --silent ui:test

@@ -1,6 +1,7 @@
 import { render, screen, waitFor } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { tick } from 'svelte';
 import App from './App.svelte';
 import { appInfo, ArborError, openProject, pickFolder, type ProjectInfo } from './ipc';
 
@@ -65,10 +66,15 @@ describe('empty state', () => {
   });
 
   it('falls back to the bare name when appInfo fails', async () => {
-    vi.mocked(appInfo).mockRejectedValue(new ArborError('io', 'nope'));
+    const failure = Promise.reject(new ArborError('io', 'nope'));
+    vi.mocked(appInfo).mockReturnValue(failure);
     setup();
 
-    await Promise.resolve();
+    // Wait until the rejection has settled (the app's handler was attached first, so it has run)
+    // and the DOM has caught up; only then is the fallback what the footer shows.
+    await expect(failure).rejects.toBeInstanceOf(ArborError);
+    await tick();
+    expect(appInfo).toHaveBeenCalledTimes(1);
     expect(screen.getByTestId('app-version')).toHaveTextContent(/^Arbor$/);
     expect(screen.queryByTestId('error')).not.toBeInTheDocument();
   });

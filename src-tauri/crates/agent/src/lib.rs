@@ -1,4 +1,4 @@
-//! `arbor-agent`: the general agent loop (see `../shared/DESIGN.md` §5).
+//! `arbor-agent`: the general agent loop (the design document's §5, "the agent").
 //!
 //! This crate knows nothing of files, SQLite, Tauri or the keychain: tools are given to it as
 //! [`AgentTool`] trait objects, the model is reached through [`arbor_llm::LlmClient`], and

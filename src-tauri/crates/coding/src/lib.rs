@@ -1,5 +1,5 @@
-//! `arbor-coding`: the coding agent's built-in tools and its system prompt (see
-//! `../shared/DESIGN.md` §6).
+//! `arbor-coding`: the coding agent's built-in tools and its system prompt (the
+//! design document's §6).
 //!
 //! Each tool is a struct implementing [`arbor_agent::AgentTool`], built over a [`Workspace`]
 //! (the working directory plus the [`FileTracker`] that `read`, `write` and `edit` share, so `edit`

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use arbor_llm::{
     Api, AssistantContent, AssistantEvent, AssistantMessage, CancellationToken, Context, LlmClient,
-    LlmError, Message, Model, Pricing, RequestOptions, RetryPolicy, StopReason, ThinkingLevel,
-    Tool, UserMessage,
+    LlmError, Message, Model, Pricing, RequestOptions, RetryPolicy, StopReason, TextContent,
+    ThinkingContent, ThinkingLevel, Tool, ToolResultMessage, UserContent, UserMessage,
 };
 use arbor_test_support::{MockProvider, Script, Turn, Usage, WireApi};
 use serde_json::json;
@@ -420,4 +420,106 @@ async fn abort_mid_stream_ends_promptly_with_what_was_received() {
             other => panic!("{api}: expected an aborted error, got {other:?}"),
         }
     }
+}
+
+/// OpenAI Responses with `store: false`: a reasoning model returns reasoning items whatever the
+/// thinking level, and the next request of a tool loop must replay them with their encrypted
+/// content (the mock, like the real API, answers 404 for a bare `rs_…` id).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn responses_tool_loops_replay_reasoning_with_encrypted_content_at_every_level() {
+    let levels = [
+        ThinkingLevel::Off,
+        ThinkingLevel::Minimal,
+        ThinkingLevel::Low,
+        ThinkingLevel::Medium,
+        ThinkingLevel::High,
+    ];
+    for level in levels {
+        let script = Script::new()
+            .turn(
+                Turn::stream()
+                    .thinking("Read the file first.")
+                    .tool_call("read", json!({"path": "a.txt"})),
+            )
+            .turn(Turn::text("Done."));
+        let mock = MockProvider::start(script).await.unwrap();
+        let model = model(Api::OpenAiResponses, &mock, WireApi::OpenAiResponses);
+        let mut conversation = context("read a.txt");
+        let (_, first, error) = run(&model, &conversation, &options(level)).await;
+        assert!(error.is_none(), "{level:?}: {error:?}");
+        let call = first.tool_calls().next().unwrap().clone();
+        conversation.messages.push(Message::Assistant(first));
+        conversation
+            .messages
+            .push(Message::ToolResult(ToolResultMessage {
+                tool_call_id: call.id,
+                tool_name: call.name,
+                content: vec![UserContent::Text(TextContent::new("hello"))],
+                is_error: false,
+                details: None,
+            }));
+        let (_, second, error) = run(&model, &conversation, &options(level)).await;
+        assert!(
+            error.is_none(),
+            "{level:?}: the second request failed: {error:?}"
+        );
+        assert_eq!(second.text(), "Done.", "{level:?}");
+
+        let sent = mock.requests();
+        for request in &sent {
+            let body = request.body.as_ref().unwrap();
+            assert_eq!(body["store"], false, "{level:?}");
+            assert_eq!(
+                body["include"],
+                json!(["reasoning.encrypted_content"]),
+                "{level:?}: a reasoning model must always ask for its encrypted reasoning"
+            );
+        }
+        let replayed: Vec<_> = sent[1].body.as_ref().unwrap()["input"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|item| item["type"] == "reasoning")
+            .cloned()
+            .collect();
+        assert_eq!(replayed.len(), 1, "{level:?}");
+        assert!(
+            replayed[0]["encrypted_content"].is_string(),
+            "{level:?}: {}",
+            replayed[0]
+        );
+    }
+}
+
+/// A reasoning item stored without its encrypted content (before Arbor asked for it at every
+/// level) is dropped from the replay instead of failing the request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn responses_drop_a_stored_reasoning_item_without_encrypted_content() {
+    let mock = MockProvider::start(Script::new().turn(Turn::text("Fine.")))
+        .await
+        .unwrap();
+    let model = model(Api::OpenAiResponses, &mock, WireApi::OpenAiResponses);
+    let mut conversation = context("read a.txt");
+    // Recorded from this very model, so only the missing content keeps it from being replayed.
+    let mut earlier = AssistantMessage::empty(Api::OpenAiResponses, "mock", "mock-model");
+    earlier.content = vec![
+        AssistantContent::Thinking(ThinkingContent {
+            thinking: "Read it.".into(),
+            signature: Some(
+                json!({"type": "reasoning", "id": "rs_old", "summary": []}).to_string(),
+            ),
+            redacted: false,
+        }),
+        AssistantContent::Text(TextContent::new("It says hello.")),
+    ];
+    conversation.messages.push(Message::Assistant(earlier));
+    conversation
+        .messages
+        .push(Message::User(UserMessage::text("and now?")));
+    let (_, answer, error) = run(&model, &conversation, &options(ThinkingLevel::Off)).await;
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(answer.text(), "Fine.");
+    let sent = mock.requests()[0].body_text.clone();
+    assert!(!sent.contains("rs_old"), "{sent}");
+    assert!(sent.contains("It says hello."), "{sent}");
 }

@@ -1,4 +1,4 @@
-//! Every recorded provider stream and error body in `shared/fixtures/providers/` is parsed and
+//! Every recorded provider stream and error body in `tests/fixtures/providers/` is parsed and
 //! compared with its entry in `EXPECTED.json`, in one data-driven test.
 //!
 //! EXPECTED.json was produced by a reference parser and speaks each provider's raw vocabulary
@@ -17,16 +17,9 @@ use serde_json::Value;
 
 use expectations::{check_error_body, check_non_stream_message, check_stream, Outcome};
 
-/// `<repo>/../shared/fixtures/providers`; the crate is three levels below the repo root.
+/// The repository's provider fixtures (`tests/fixtures/providers`); missing is a failure.
 fn fixtures_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/fixtures/providers");
-    assert!(
-        dir.join("EXPECTED.json").is_file(),
-        "provider fixtures not found at {} — the `shared/` folder must sit beside the repository \
-         root (fixtures are never skipped)",
-        dir.display()
-    );
-    dir
+    arbor_test_support::provider_fixtures_dir().unwrap()
 }
 
 /// Which wire protocol a fixture speaks: by folder, and for `openai-compatible` by file name.

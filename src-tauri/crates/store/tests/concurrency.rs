@@ -58,10 +58,9 @@ fn two_connections_append_500_each_concurrently() {
 
 /// Child half of the two-process test: appends `count` nodes to a session, then exits.
 #[test]
+#[ignore = "child process of `two_processes_write_one_database`; started by it"]
 fn writer_child() {
-    let Ok(spec) = std::env::var("ARBOR_STORE_WRITER") else {
-        return;
-    };
+    let spec = common::child_argument("ARBOR_STORE_WRITER");
     let mut parts = spec.split('|');
     let (dir, session, count, tag) = (
         parts.next().unwrap(),
@@ -86,7 +85,7 @@ fn two_processes_write_one_database() {
         .iter()
         .map(|tag| {
             std::process::Command::new(&exe)
-                .args(["--exact", "writer_child", "--test-threads=1"])
+                .args(["--exact", "writer_child", "--ignored", "--test-threads=1"])
                 .env(
                     "ARBOR_STORE_WRITER",
                     format!("{}|{}|300|{tag}", dir.path().display(), s.id),

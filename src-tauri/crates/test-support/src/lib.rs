@@ -3,7 +3,8 @@
 //! [`MockProvider`] is a real HTTP/1.1 server on `127.0.0.1` that answers each model request
 //! with the next **turn** of a [`Script`], in the wire format the request path asks for. It is
 //! an independent implementation of the four formats (it does not use `arbor-llm`), written
-//! against the real recordings in `shared/fixtures/providers/`, so it can catch client bugs.
+//! against the real recordings in `tests/fixtures/providers/` of the repository (found through
+//! [`provider_fixtures_dir`]), so it can catch client bugs.
 //! The same server ships as the `arbor-mock-provider` binary for manual runs and end-to-end tests.
 //!
 //! # Endpoints
@@ -19,7 +20,9 @@
 //! (DESIGN §4): `{base}/v1` for OpenAI-style APIs, `{base}` for Anthropic and Google.
 //!
 //! Requests are checked like a strict server would: a non-POST gets 405, an unknown path 404, an
-//! OpenAI/Anthropic body without `"stream": true` or a Google request without `alt=sse` gets 400.
+//! OpenAI/Anthropic body without `"stream": true` or a Google request without `alt=sse` gets 400,
+//! and a Responses request with `store: false` that replays a `reasoning` item without its
+//! `encrypted_content` gets the real API's 404 ("Item with id 'rs_…' not found…").
 //! These rejections are recorded but **do not consume a turn**. A request after the last turn
 //! gets HTTP 500 with a body saying the script is exhausted. Mock-made errors have the body
 //! `{"error":{"message":…,"type":"mock_provider_error"},"type":"error"}`.
@@ -59,7 +62,8 @@
 //!   output item, run of chat deltas, Gemini parts):
 //!   - `{"thinking": {"text", "signature"?}}` — chat completions: `delta.reasoning_content`
 //!     (no signature); Responses: a `reasoning` item with summary deltas, `encrypted_content` =
-//!     `signature` (generated if absent); Anthropic: a `thinking` block closed by a
+//!     `signature` (generated if absent) only when the request's `include` asks for
+//!     `reasoning.encrypted_content`, as the real API; Anthropic: a `thinking` block closed by a
 //!     `signature_delta` (generated if absent, as the API always sends one); Gemini:
 //!     `thought: true` parts, and the signature as `thoughtSignature` on the next part (a trailing
 //!     empty text part if nothing follows; none if absent). An empty `text` with a signature
@@ -124,6 +128,7 @@
 //! # Ok(()) }
 //! ```
 
+mod fixtures;
 mod formats;
 mod recording;
 mod script;
@@ -131,6 +136,7 @@ mod server;
 
 use std::path::PathBuf;
 
+pub use fixtures::{provider_fixtures_dir, FixturesMissing};
 pub use recording::{RecordedRequest, UnknownApi, WireApi};
 pub use script::{
     HttpError, Script, Step, StopReason, StreamError, StreamTurn, Turn, Usage, DEFAULT_CHUNK_SIZE,

@@ -261,6 +261,15 @@ async fn handle(
             let mut plan = Plan::new(&stream, model, record.body_text.len(), index as u64 + 1);
             plan.include_usage =
                 record.json().pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+            plan.encrypted_reasoning = record
+                .json()
+                .get("include")
+                .and_then(Value::as_array)
+                .is_some_and(|include| {
+                    include
+                        .iter()
+                        .any(|item| item.as_str() == Some("reasoning.encrypted_content"))
+                });
             stream_response(api, plan, stream)
         }
     })
@@ -332,17 +341,42 @@ fn reject(
                 )
             })
         }
-        Some(_) => {
+        Some((api, _)) => {
             let streaming = record.json().get("stream") == Some(&Value::Bool(true));
-            (!streaming).then(|| {
-                (
+            if !streaming {
+                return Some((
                     StatusCode::BAD_REQUEST,
                     "mock provider: only streaming requests (\"stream\": true) are supported"
                         .to_owned(),
-                )
-            })
+                ));
+            }
+            (*api == WireApi::OpenAiResponses)
+                .then(|| unpersisted_reasoning(record.json()))
+                .flatten()
         }
     }
+}
+
+/// OpenAI Responses with `store: false` keeps nothing between requests, so a replayed reasoning
+/// item must carry its `encrypted_content`; one without it is looked up by id and not found,
+/// exactly as the real API answers.
+fn unpersisted_reasoning(body: &Value) -> Option<(StatusCode, String)> {
+    if body.get("store") != Some(&Value::Bool(false)) {
+        return None;
+    }
+    let items = body.get("input")?.as_array()?;
+    let bare = items.iter().find(|item| {
+        item.get("type").and_then(Value::as_str) == Some("reasoning")
+            && !item.get("encrypted_content").is_some_and(Value::is_string)
+    })?;
+    let id = bare.get("id").and_then(Value::as_str).unwrap_or("");
+    Some((
+        StatusCode::NOT_FOUND,
+        format!(
+            "Item with id '{id}' not found. Items are not persisted when `store` is set to false. \
+             Try again with `store` set to true, or remove this item from your input."
+        ),
+    ))
 }
 
 fn stream_response(api: WireApi, plan: Plan, turn: StreamTurn) -> Response<ResponseBody> {

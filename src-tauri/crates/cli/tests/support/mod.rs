@@ -89,15 +89,9 @@ pub fn api_name(api: WireApi) -> &'static str {
     api.as_str()
 }
 
-/// The provider fixtures folder beside the repository (`shared/fixtures/providers`).
+/// The repository's provider fixtures (`tests/fixtures/providers`).
 pub fn fixtures_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/fixtures/providers");
-    assert!(
-        dir.is_dir(),
-        "provider fixtures not found at {} (shared/ must sit beside the repository)",
-        dir.display()
-    );
-    dir
+    arbor_test_support::provider_fixtures_dir().unwrap()
 }
 
 /// The `arbor-mock-provider` binary of the test-support crate, built on demand.

@@ -1,5 +1,5 @@
 //! Conversations persisted as trees in the store (`arbor-store`), and the branching semantics
-//! on top of them (see `../shared/DESIGN.md` §8).
+//! on top of them (the design document's §8).
 //!
 //! - [`convert`]: agent messages ↔ store nodes. Each completed message is one node (kind
 //!   `user` / `assistant` / `tool_result`, `content` = the serialized [`AgentMessage`], `text` =

@@ -1,8 +1,11 @@
 //! OpenAI Responses request: `POST {base}/responses` (base includes `/v1`).
 //!
-//! Stateless (`store: false`): the model's own reasoning items, with their `encrypted_content`,
-//! are replayed verbatim, and `include: ["reasoning.encrypted_content"]` asks for them again.
-//! Thinking levels become `reasoning.effort` with an automatic summary.
+//! Stateless (`store: false`): nothing is kept on the server between requests, so a reasoning
+//! model is always asked for `include: ["reasoning.encrypted_content"]` — a reasoning model
+//! reasons even when no effort is sent (thinking level `off`) — and its reasoning items are
+//! replayed verbatim only with that encrypted content. An item without it would be looked up by
+//! its `rs_…` id and rejected ("Items are not persisted when `store` is set to false"), so it is
+//! dropped. Thinking levels become `reasoning.effort` with an automatic summary.
 
 use serde_json::{json, Map, Value};
 
@@ -44,6 +47,8 @@ pub fn build(model: &Model, context: &Context, options: &RequestOptions) -> Http
             "reasoning".into(),
             json!({"effort": effort, "summary": "auto"}),
         );
+    }
+    if model.reasoning {
         body.insert("include".into(), json!(["reasoning.encrypted_content"]));
     }
     if let (Some(temperature), None) = (options.temperature, effort) {
@@ -75,12 +80,14 @@ fn assistant_items(message: &AssistantMessage, out: &mut Vec<Value>) {
     for block in &message.content {
         match block {
             AssistantContent::Thinking(thinking) => {
-                // Only a reasoning item recorded from this model can be replayed.
+                // Only a reasoning item recorded from this model, with its encrypted content,
+                // can be replayed (`store: false` keeps nothing to look an id up in).
                 let item = thinking
                     .signature
                     .as_deref()
                     .and_then(|s| serde_json::from_str::<Value>(s).ok())
-                    .filter(|item| item["type"] == "reasoning");
+                    .filter(|item| item["type"] == "reasoning")
+                    .filter(|item| item["encrypted_content"].is_string());
                 out.extend(item);
             }
             AssistantContent::Text(text) if text.text.is_empty() => {}
@@ -209,5 +216,27 @@ mod tests {
             .filter(|item| item["type"] == "function_call")
             .all(|item| item.get("id").is_none()));
         assert!(request.body.get("reasoning").is_none());
+    }
+
+    #[test]
+    fn encrypted_reasoning_is_asked_for_by_reasoning_models_only_at_every_level() {
+        let mut gpt = model(
+            Api::OpenAiResponses,
+            "openai",
+            "gpt-5",
+            "https://api.openai.com/v1",
+        );
+        gpt.reasoning = true;
+        let off = build_request(&gpt, &conversation(&gpt), &RequestOptions::default());
+        assert_eq!(off.body["include"], json!(["reasoning.encrypted_content"]));
+        assert!(off.body.get("reasoning").is_none());
+
+        gpt.reasoning = false;
+        let options = RequestOptions {
+            thinking: ThinkingLevel::High,
+            ..RequestOptions::default()
+        };
+        let plain = build_request(&gpt, &conversation(&gpt), &options);
+        assert!(plain.body.get("include").is_none());
     }
 }

@@ -158,11 +158,19 @@ impl Rng {
     }
 }
 
-/// Re-runs this test binary as a child that runs only `test`, with `variable` set to `dir`
-/// (the child test does its work only when the variable is set).
+/// What the parent test passed to a child-process test in `variable`. Child tests are
+/// `#[ignore]`d, so a normal run neither runs nor counts them; run on their own, they fail here.
+pub fn child_argument(variable: &str) -> String {
+    std::env::var(variable).unwrap_or_else(|_| {
+        panic!("a child-process test: its parent test starts it with {variable} set")
+    })
+}
+
+/// Re-runs this test binary as a child that runs only the ignored test `test`, with `variable`
+/// set to `dir`.
 pub fn spawn_child(test: &str, variable: &str, dir: &std::path::Path) -> std::process::Child {
     std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", test, "--test-threads=1"])
+        .args(["--exact", test, "--ignored", "--test-threads=1"])
         .env(variable, dir)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

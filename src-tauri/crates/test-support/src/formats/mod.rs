@@ -46,6 +46,9 @@ pub(crate) struct Plan {
     pub model: String,
     /// OpenAI chat: `stream_options.include_usage` was set.
     pub include_usage: bool,
+    /// OpenAI Responses: `include` asked for `reasoning.encrypted_content` (the real API sends
+    /// a reasoning item's encrypted content only then).
+    pub encrypted_reasoning: bool,
     /// Seeds the generated ids so they differ between turns but are reproducible.
     pub seed: u64,
     pub created: u64,
@@ -106,6 +109,7 @@ impl Plan {
             chunk_size: turn.chunk_size.unwrap_or(DEFAULT_CHUNK_SIZE).max(1),
             model,
             include_usage: false,
+            encrypted_reasoning: false,
             seed,
             created,
         }

@@ -208,17 +208,25 @@ fn reasoning(
     signature: &Option<String>,
 ) -> Json {
     let item_id = ids.next("rs_", 48);
-    // The real API always returns encrypted reasoning when asked; default one if the script has none.
-    let encrypted = signature
-        .clone()
-        .unwrap_or_else(|| ids.next("gAAAAABmock", 64));
-    let item = |summary: Json| {
-        jobj! {
+    // The real API returns encrypted reasoning only when the request asks for it, and then always;
+    // default one if the script has none.
+    let encrypted = plan.encrypted_reasoning.then(|| {
+        signature
+            .clone()
+            .unwrap_or_else(|| ids.next("gAAAAABmock", 64))
+    });
+    let item = |summary: Json| match &encrypted {
+        Some(encrypted) => jobj! {
             "id" => Json::str(&item_id),
             "type" => Json::str("reasoning"),
-            "encrypted_content" => Json::str(&encrypted),
+            "encrypted_content" => Json::str(encrypted),
             "summary" => summary,
-        }
+        },
+        None => jobj! {
+            "id" => Json::str(&item_id),
+            "type" => Json::str("reasoning"),
+            "summary" => summary,
+        },
     };
     let part =
         |text: &str| jobj! { "type" => Json::str("summary_text"), "text" => Json::str(text) };

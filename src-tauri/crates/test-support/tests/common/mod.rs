@@ -80,7 +80,9 @@ pub fn request_body(api: WireApi, model: &str) -> Value {
             "messages": [{"role": "user", "content": "hi"}],
         }),
         WireApi::OpenAiResponses => json!({
-            "model": model, "stream": true, "input": [{"role": "user", "content": "hi"}],
+            "model": model, "stream": true, "store": false,
+            "include": ["reasoning.encrypted_content"],
+            "input": [{"role": "user", "content": "hi"}],
         }),
         WireApi::AnthropicMessages => json!({
             "model": model, "stream": true, "max_tokens": 1024,
@@ -131,16 +133,9 @@ pub async fn start(script: impl Into<Script>) -> MockProvider {
     MockProvider::start(script).await.expect("mock starts")
 }
 
-/// `shared/fixtures/providers`, beside the repository root (3 levels above this crate).
+/// The repository's provider fixtures (`tests/fixtures/providers`).
 pub fn fixtures_dir() -> PathBuf {
-    let dir =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/fixtures/providers");
-    assert!(
-        dir.join("SOURCES.md").is_file(),
-        "provider fixtures not found at {} (expected shared/ beside the repository root)",
-        dir.display()
-    );
-    dir
+    arbor_test_support::provider_fixtures_dir().unwrap()
 }
 
 pub fn fixture_events(relative: &str) -> Vec<Sse> {

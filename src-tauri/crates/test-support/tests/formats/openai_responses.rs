@@ -1,7 +1,7 @@
 use arbor_test_support::{StopReason, Turn, Usage, WireApi};
 use serde_json::{json, Value};
 
-use crate::common::{call, dedup, fixture_events, shape, start, Sse};
+use crate::common::{call, call_with, dedup, fixture_events, request_body, shape, start, Sse};
 
 const API: WireApi = WireApi::OpenAiResponses;
 
@@ -131,6 +131,53 @@ async fn thinking_is_a_reasoning_item_with_summary_and_encrypted_content() {
         "**Planning**\n\nAdd then multiply."
     );
     assert_eq!(concat(&data, "response.output_text.delta"), "570");
+}
+
+#[tokio::test]
+async fn reasoning_comes_without_encrypted_content_unless_the_request_includes_it() {
+    let mock = start(
+        Turn::stream()
+            .thinking_signed("hmm", "gAAAAABsecret")
+            .text("ok"),
+    )
+    .await;
+    let mut body = request_body(API, "test-model");
+    body.as_object_mut().unwrap().remove("include");
+    let data = datas(&call_with(&mock, API, body).await.events());
+    let done = &of_type(&data, "response.output_item.done")[0]["item"];
+    assert_eq!(done["type"], "reasoning");
+    assert!(done.get("encrypted_content").is_none(), "{done}");
+    assert_eq!(done["summary"][0]["text"], "hmm");
+}
+
+#[tokio::test]
+async fn a_bare_reasoning_item_replayed_without_store_is_not_found_and_keeps_the_turn() {
+    let mock = start(Turn::stream().text("ok")).await;
+    let replay = |reasoning: Value| {
+        let mut body = request_body(API, "test-model");
+        body["input"] = json!([
+            {"role": "user", "content": "hi"},
+            reasoning,
+            {"type": "function_call_output", "call_id": "call_1", "output": "x"},
+        ]);
+        body
+    };
+    let bare = replay(json!({"type": "reasoning", "id": "rs_abc", "summary": []}));
+    let reply = call_with(&mock, API, bare).await;
+    assert_eq!(reply.status, 404);
+    assert!(
+        reply.body.contains("Item with id 'rs_abc' not found"),
+        "{}",
+        reply.body
+    );
+    assert_eq!(mock.turns_served(), 0);
+
+    // With its encrypted content, the same item is accepted (and `store: true` would persist it).
+    let whole = replay(json!({"type": "reasoning", "id": "rs_abc", "summary": [],
+                              "encrypted_content": "gAAAAABx"}));
+    let reply = call_with(&mock, API, whole).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(mock.turns_served(), 1);
 }
 
 #[tokio::test]
