@@ -1,9 +1,12 @@
-//! Tauri commands: thin wrappers that translate between the UI's JSON and the Rust API.
+//! Tauri commands for the app and its windows: a few lines each over the session API.
 
 use serde::Serialize;
+use tauri::{AppHandle, Manager, State, WebviewUrl, WebviewWindowBuilder, Window};
+
+use arbor_coding::app::{blocking, AppError, ProjectInfo, RecentProject};
 
 use crate::error::CommandError;
-use crate::project::{self, ProjectInfo};
+use crate::state::DesktopState;
 
 #[derive(Debug, Serialize)]
 pub struct AppInfo {
@@ -19,12 +22,92 @@ pub fn app_info() -> AppInfo {
     }
 }
 
-/// Validates a folder the user picked or typed and describes it as a project.
+/// Where a project opened: in the asking window, or in another (new or already open) one.
+#[derive(Debug, Serialize)]
+pub struct OpenedProject {
+    project: ProjectInfo,
+    /// `this` or `other`.
+    window: &'static str,
+}
+
+/// Opens a folder as a project: in this window when it has none, else in a new window; a
+/// project already open in a window focuses that window.
 #[tauri::command]
-pub async fn open_project(path: String) -> Result<ProjectInfo, CommandError> {
+pub async fn open_project(
+    app: AppHandle,
+    window: Window,
+    state: State<'_, DesktopState>,
+    path: String,
+) -> Result<OpenedProject, CommandError> {
+    let arbor = state.app()?;
     // Off the main thread: a path on a slow network mount must not freeze the window.
-    let opened = tauri::async_runtime::spawn_blocking(move || project::open_project(&path))
-        .await
-        .map_err(|join| project::ProjectError::Interrupted(join.to_string()))??;
-    Ok(opened)
+    let project = blocking(move || arbor.open_project(&path)).await??;
+    let label = window.label().to_owned();
+    if let Some(open_in) = state.window_of(&project.path) {
+        if let Some(other) = app.get_webview_window(&open_in) {
+            let _ = other.set_focus();
+        }
+        let here = if open_in == label { "this" } else { "other" };
+        return Ok(OpenedProject {
+            project,
+            window: here,
+        });
+    }
+    let this_is_free = state
+        .windows()
+        .get(&label)
+        .is_none_or(|w| w.project.is_none());
+    if this_is_free {
+        state.windows().entry(label).or_default().project = Some(project.clone());
+        let _ = window.set_title(&format!("{} — Arbor", project.name));
+        return Ok(OpenedProject {
+            project,
+            window: "this",
+        });
+    }
+    let new_label = state.next_window_label();
+    state.windows().entry(new_label.clone()).or_default().project = Some(project.clone());
+    let built = WebviewWindowBuilder::new(&app, &new_label, WebviewUrl::App("index.html".into()))
+        .title(format!("{} — Arbor", project.name))
+        .inner_size(1200.0, 800.0)
+        .min_inner_size(720.0, 480.0)
+        .build();
+    if let Err(error) = built {
+        state.windows().remove(&new_label);
+        return Err(CommandError::Window(error.to_string()));
+    }
+    Ok(OpenedProject {
+        project,
+        window: "other",
+    })
+}
+
+/// The project of this window (a window opened for a project asks on start).
+#[tauri::command]
+pub fn current_project(window: Window, state: State<'_, DesktopState>) -> Option<ProjectInfo> {
+    state
+        .windows()
+        .get(window.label())
+        .and_then(|w| w.project.clone())
+}
+
+#[tauri::command]
+pub async fn recent_projects(
+    state: State<'_, DesktopState>,
+) -> Result<Vec<RecentProject>, CommandError> {
+    let arbor = state.app()?;
+    Ok(blocking(move || arbor.recent_projects()).await??)
+}
+
+/// Opens an http(s) link in the system browser; the webview itself never navigates.
+#[tauri::command]
+pub fn open_external(app: AppHandle, url: String) -> Result<(), CommandError> {
+    let scheme_ok = url.starts_with("https://") || url.starts_with("http://");
+    if !scheme_ok {
+        return Err(AppError::NotAWebLink(url).into());
+    }
+    use tauri_plugin_opener::OpenerExt;
+    app.opener()
+        .open_url(url, None::<&str>)
+        .map_err(|error| CommandError::Window(error.to_string()))
 }

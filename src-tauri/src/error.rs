@@ -3,19 +3,32 @@
 
 use serde::ser::SerializeStruct;
 
-use crate::project::ProjectError;
+use arbor_coding::app::AppError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CommandError {
     #[error(transparent)]
-    Project(#[from] ProjectError),
+    App(#[from] AppError),
+    /// The app could not open its data folder at start-up; every command says why.
+    #[error("{message}")]
+    Startup { code: &'static str, message: String },
+    #[error("No project is open in this window. Open a folder first.")]
+    NoProject,
+    #[error("No chat is open in this window yet.")]
+    NoSession,
+    #[error("The window could not be opened: {0}")]
+    Window(String),
 }
 
 impl CommandError {
     /// A stable, machine-readable code (snake_case) for the UI.
     pub fn code(&self) -> &'static str {
         match self {
-            CommandError::Project(error) => error.code(),
+            CommandError::App(error) => error.code(),
+            CommandError::Startup { code, .. } => code,
+            CommandError::NoProject => "no_project",
+            CommandError::NoSession => "no_session",
+            CommandError::Window(_) => "window",
         }
     }
 }
@@ -32,10 +45,11 @@ impl serde::Serialize for CommandError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arbor_coding::app::ProjectError;
 
     #[test]
     fn serialises_as_code_and_message() {
-        let error = CommandError::from(ProjectError::Empty);
+        let error = CommandError::from(AppError::from(ProjectError::Empty));
         let json = serde_json::to_value(&error).unwrap();
         assert_eq!(json["code"], "invalid_path");
         assert_eq!(json["message"], error.to_string());

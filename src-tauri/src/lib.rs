@@ -1,21 +1,80 @@
 //! The Arbor desktop shell: Tauri commands, windows and dialogs over the headless crates.
 //!
-//! This crate stays thin. Anything two front ends (desktop and `arbor` CLI) both need belongs in
-//! a headless crate under `src-tauri/crates/`, not here.
+//! This crate stays thin. Every command is a few lines over `arbor_coding::app` (the session API
+//! the CLI also drives); anything two front ends need belongs there, not here.
+//! - `commands`: the app and its windows (open a project, recent projects, links).
+//! - `session_commands`: a window's chat (start a session and stream its events over a
+//!   `Channel`, prompt, abort, edit, regenerate, branches, models, session list, search).
+//! - `state`: the app object and each window's project and live session.
+//! - `error`: `CommandError`, serialised as `{code, message}`.
 
 mod commands;
 mod error;
-pub mod project;
+mod session_commands;
+mod state;
 
 pub use error::CommandError;
+
+use tauri::{Manager, WindowEvent};
 
 /// Builds and runs the desktop app until its last window closes.
 pub fn run() -> Result<(), tauri::Error> {
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_opener::init())
+        .manage(state::DesktopState::open())
+        .on_window_event(|window, event| {
+            if let WindowEvent::CloseRequested { api, .. } = event {
+                close_window(window, api);
+            }
+        })
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
-            commands::open_project
+            commands::open_project,
+            commands::current_project,
+            commands::recent_projects,
+            commands::open_external,
+            session_commands::start_session,
+            session_commands::session_view,
+            session_commands::prompt,
+            session_commands::steer,
+            session_commands::follow_up,
+            session_commands::abort,
+            session_commands::edit_message,
+            session_commands::regenerate,
+            session_commands::open_branch,
+            session_commands::set_model,
+            session_commands::set_thinking_level,
+            session_commands::list_models,
+            session_commands::list_sessions,
+            session_commands::new_session,
+            session_commands::switch_session,
+            session_commands::rename_session,
+            session_commands::delete_session,
+            session_commands::search_sessions,
         ])
         .run(tauri::generate_context!())
+}
+
+/// Closing a window during a run aborts it and waits (briefly) until the partial answer is
+/// stored, marked aborted; then the window closes.
+fn close_window(window: &tauri::Window, api: &tauri::CloseRequestApi) {
+    let state = window.state::<state::DesktopState>();
+    let Some(session) = state.windows().remove(window.label()).and_then(|w| w.session) else {
+        return;
+    };
+    api.prevent_close();
+    let window = window.clone();
+    tauri::async_runtime::spawn(async move {
+        {
+            let mut live = session.write().await;
+            if live.agent.is_streaming() {
+                live.abort();
+                let idle = live.agent.wait_for_idle();
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(5), idle).await;
+            }
+            live.detach();
+        }
+        let _ = window.destroy();
+    });
 }

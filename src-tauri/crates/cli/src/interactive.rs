@@ -23,9 +23,10 @@ use tokio::sync::mpsc;
 
 use crate::render::{Renderer, Style};
 use crate::rpc_mode::ModelResolver;
-use crate::session::{self, AgentSession};
+use crate::session;
+use arbor_coding::app::LiveSession;
 use crate::{args::ModelArgs, selection};
-use arbor_protocol::AgentEvent;
+use arbor_protocol::{AgentEvent, SessionEvent};
 
 const HELP: &str = "Commands:
   /help                 this help
@@ -171,7 +172,7 @@ impl Console {
 }
 
 pub async fn run(
-    mut session: AgentSession,
+    mut session: LiveSession,
     resolver: ModelResolver,
     history: PathBuf,
 ) -> anyhow::Result<ExitCode> {
@@ -186,13 +187,12 @@ pub async fn run(
     let out = Console::new(Style { color: true });
     {
         let out = out.clone();
-        session.agent.subscribe(move |event| out.render(event));
-    }
-    {
-        let out = out.clone();
-        session.attach_recorder(move |event| {
-            if let Some(text) = session::describe_event(event) {
-                say(&out, &text);
+        session.attach(move |event| match event {
+            SessionEvent::Agent(event) => out.render(event),
+            SessionEvent::Coding(event) => {
+                if let Some(text) = session::describe_event(event) {
+                    say(&out, &text);
+                }
             }
         });
     }
@@ -355,7 +355,7 @@ fn spawn_editor(
 /// Runs a slash command; `false` means leave.
 fn slash_command(
     command: &str,
-    session: &mut AgentSession,
+    session: &mut LiveSession,
     resolver: &ModelResolver,
     out: &Console,
 ) -> bool {
@@ -367,13 +367,7 @@ fn slash_command(
         "quit" | "exit" | "q" => return false,
         "help" => say(out, HELP),
         "new" => {
-            let cleared = match &session.recorder {
-                Some(recorder) => recorder
-                    .new_session(&session.agent)
-                    .map_err(|e| e.to_string()),
-                None => session.agent.clear_messages().map_err(|e| e.to_string()),
-            };
-            match cleared {
+            match session.new_session() {
                 Ok(()) => say(out, "(new conversation)"),
                 Err(error) => say(
                     out,
@@ -399,12 +393,8 @@ fn slash_command(
         }
         "thinking" => match argument.parse::<ThinkingLevel>() {
             Ok(level) => {
-                session.agent.set_thinking_level(level);
-                session.thinking = level;
-                if let Some(recorder) = &session.recorder {
-                    if let Err(error) = recorder.record_thinking_level(level.as_str()) {
-                        say(out, &format!("arbor: could not store the change: {error}"));
-                    }
+                if let Err(error) = session.set_thinking_level(level) {
+                    say(out, &format!("arbor: could not store the change: {error}"));
                 }
                 say(out, &format!("thinking: {}", level.as_str()));
             }
@@ -428,19 +418,10 @@ fn slash_command(
             };
             match selection::select(&resolver.catalog, &args, |name| std::env::var(name).ok()) {
                 Ok(selection) => {
-                    session.agent.set_model(selection.model.clone());
-                    session
-                        .agent
-                        .set_request_options(session::request_options(&selection));
-                    say(
-                        out,
-                        &format!("model: {}/{}", selection.model.provider, selection.model.id),
-                    );
-                    session.selection = selection;
-                    if let Some(recorder) = &session.recorder {
-                        if let Err(error) = recorder.record_model(&session.model_name()) {
-                            say(out, &format!("arbor: could not store the change: {error}"));
-                        }
+                    let name = selection.model_name();
+                    match session.set_model(selection) {
+                        Ok(()) => say(out, &format!("model: {name}")),
+                        Err(error) => say(out, &format!("arbor: could not switch: {error}")),
                     }
                 }
                 Err(error) => say(out, &error.to_string()),

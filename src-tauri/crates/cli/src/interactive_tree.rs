@@ -10,7 +10,7 @@ use arbor_coding::export::{export_session, ExportFormat, ExportScope};
 use arbor_coding::{CompactionError, Compactor, Navigation, SessionRecorder};
 
 use crate::interactive::{say, Console};
-use crate::session::AgentSession;
+use arbor_coding::app::LiveSession;
 
 fn describe_navigation(navigation: &Navigation) -> String {
     match &navigation.editor_text {
@@ -22,7 +22,7 @@ fn describe_navigation(navigation: &Navigation) -> String {
 }
 
 /// `/compact [FOCUS]`: summarise the older conversation now, in the background.
-pub(crate) fn compact(focus: &str, session: &AgentSession, out: &Console) {
+pub(crate) fn compact(focus: &str, session: &LiveSession, out: &Console) {
     let Some(compactor) = session.compactor.clone() else {
         say(out, "compaction is not set up");
         return;
@@ -55,28 +55,19 @@ fn export(recorder: &SessionRecorder, argument: &str) -> Result<String, String> 
     let mut format = ExportFormat::Markdown;
     let mut file = None;
     for word in words.by_ref() {
-        match word {
-            "markdown" | "md" => format = ExportFormat::Markdown,
-            "jsonl" => format = ExportFormat::Jsonl,
-            "html" => format = ExportFormat::Html,
-            path => file = Some(PathBuf::from(path)),
+        match ExportFormat::parse(word) {
+            Ok(named) => format = named,
+            Err(_) => file = Some(PathBuf::from(word)),
         }
     }
-    let scope = match format {
-        ExportFormat::Markdown => ExportScope::CurrentBranch,
-        _ => ExportScope::WholeTree,
-    };
+    let scope = ExportScope::default_for(format);
     let text = recorder
         .with_store(|store| export_session(store, &session, scope, format))
         .map_err(|error| error.to_string())?;
-    let extension = match format {
-        ExportFormat::Markdown => "md",
-        ExportFormat::Jsonl => "jsonl",
-        ExportFormat::Html => "html",
-    };
+    let extension = format.extension();
     let short = session.get(..8).unwrap_or(&session);
     let path = file.unwrap_or_else(|| PathBuf::from(format!("arbor-{short}.{extension}")));
-    crate::transfer::write_atomically(&path, &text)?;
+    arbor_coding::export::write_atomically(&path, &text).map_err(|error| error.to_string())?;
     Ok(format!("(exported to {})", path.display()))
 }
 

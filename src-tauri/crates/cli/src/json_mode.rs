@@ -15,14 +15,13 @@ use serde_json::json;
 use tokio::io::AsyncBufReadExt;
 
 use crate::jsonl::{header, parse_error, LineWriter};
-use crate::session::AgentSession;
+use arbor_coding::app::LiveSession;
 
-pub async fn run(mut session: AgentSession, prompts: Vec<String>) -> anyhow::Result<ExitCode> {
+pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Result<ExitCode> {
     let (writer, writer_task) = LineWriter::start();
     writer.send(&header(&session));
-    let subscription = writer.forward_events(&session.agent);
-    let coding = writer.clone();
-    session.attach_recorder(move |event| coding.send(event));
+    let events = writer.clone();
+    session.attach(move |event| events.send(event));
     let agent = session.agent.clone();
 
     let last_status = Arc::new(Mutex::new(None));
@@ -48,8 +47,7 @@ pub async fn run(mut session: AgentSession, prompts: Vec<String>) -> anyhow::Res
         }
     }
     drop(writer);
-    agent.unsubscribe(subscription);
-    session.detach_recorder();
+    session.detach();
     let _ = writer_task.await;
     let status = *last_status
         .lock()

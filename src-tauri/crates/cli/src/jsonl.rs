@@ -3,11 +3,10 @@
 
 use std::io::Write;
 
-use arbor_agent::{Agent, SubscriptionId};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use crate::session::AgentSession;
+use arbor_coding::app::LiveSession;
 
 /// Sends whole JSON lines to stdout in order.
 #[derive(Clone)]
@@ -45,17 +44,10 @@ impl LineWriter {
         });
         let _ = self.sender.send(line);
     }
-
-    /// Forwards every agent event as a line until the returned subscription is dropped from
-    /// the agent (the writer finishes only then).
-    pub fn forward_events(&self, agent: &Agent) -> SubscriptionId {
-        let writer = self.clone();
-        agent.subscribe(move |event| writer.send(event))
-    }
 }
 
 /// The first line of a JSON or RPC session.
-pub fn header(session: &AgentSession) -> Value {
+pub fn header(session: &LiveSession) -> Value {
     let model = &session.selection.model;
     json!({
         "type": "session",

@@ -14,7 +14,6 @@ mod models;
 mod print_mode;
 mod render;
 mod rpc_mode;
-mod rpc_sessions;
 mod selection;
 mod session;
 mod stored;
@@ -124,7 +123,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     runtime.block_on(async {
         let mut session = match session::start(selection, cli.model.thinking, &cli.agent, &cwd) {
             Ok(session) => session,
-            Err(session::SessionError::Tools(error)) => return usage(&error.to_string()),
+            Err(arbor_coding::app::AppError::Tools(error)) => return usage(&error.to_string()),
             Err(error) => return Err(error.into()),
         };
         stored::connect(&mut session, &cli.sessions, &data_dir)?;

@@ -10,13 +10,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use arbor_llm::{AssistantEvent, LlmError, StopReason};
-use arbor_protocol::{AgentEvent, AgentMessage, RunStatus};
+use arbor_protocol::{AgentEvent, AgentMessage, RunStatus, SessionEvent};
 
 use crate::selection::Selection;
-use crate::session::AgentSession;
+use arbor_coding::app::LiveSession;
 
-pub async fn run(mut session: AgentSession, prompts: Vec<String>) -> anyhow::Result<ExitCode> {
-    session.attach_recorder(crate::session::report_to_stderr);
+pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Result<ExitCode> {
     let agent = session.agent.clone();
     let interrupted = agent.clone();
     tokio::spawn(async move {
@@ -28,20 +27,20 @@ pub async fn run(mut session: AgentSession, prompts: Vec<String>) -> anyhow::Res
     // Live text only for the last prompt's run, and only on a terminal.
     let live = Arc::new(AtomicBool::new(false));
     let streamed_any = Arc::new(AtomicBool::new(false));
-    if std::io::stdout().is_terminal() {
+    let terminal = std::io::stdout().is_terminal();
+    {
         let (live, streamed_any) = (live.clone(), streamed_any.clone());
-        agent.subscribe(move |event| {
-            if let AgentEvent::MessageUpdate {
+        session.attach(move |event| match event {
+            SessionEvent::Agent(AgentEvent::MessageUpdate {
                 delta: AssistantEvent::TextDelta { delta, .. },
-            } = event
-            {
-                if live.load(Ordering::Relaxed) {
-                    let mut stdout = std::io::stdout().lock();
-                    let _ = stdout.write_all(delta.as_bytes());
-                    let _ = stdout.flush();
-                    streamed_any.store(true, Ordering::Relaxed);
-                }
+            }) if terminal && live.load(Ordering::Relaxed) => {
+                let mut stdout = std::io::stdout().lock();
+                let _ = stdout.write_all(delta.as_bytes());
+                let _ = stdout.flush();
+                streamed_any.store(true, Ordering::Relaxed);
             }
+            SessionEvent::Coding(event) => crate::session::report_to_stderr(event),
+            _ => {}
         });
     }
 
@@ -129,7 +128,7 @@ mod tests {
         let selection = Selection {
             model,
             catalogued: true,
-            api_key: Some("bad".into()),
+            api_key: arbor_coding::app::ApiKey::new("bad"),
             api_key_env: Some("ANTHROPIC_API_KEY".into()),
         };
         let line = failure_line(

@@ -1,21 +1,25 @@
 //! `--mode rpc`: JSON commands on stdin, each answered by
 //! `{"type":"response","id":…,"command":…,"success":…,"data"?:…,"error"?:…}` on stdout, with the
-//! agent's events streaming on the same stdout as in JSON mode. The protocol is documented in
-//! `docs/rpc.md`.
+//! session's events streaming on the same stdout as in JSON mode. The protocol is documented in
+//! `docs/rpc.md`; every command is a method of `arbor_coding::app::LiveSession`, and this module
+//! only reads lines, calls it and writes the answers.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
+use arbor_coding::app::{AppError, LiveSession};
+use arbor_coding::export::{ExportFormat, ExportScope};
 use arbor_llm::catalog::Catalog;
 use arbor_protocol::{Command, CommandEnvelope};
 use serde_json::{json, Value};
 use tokio::io::AsyncBufReadExt;
+use tokio::sync::RwLock;
+use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::args::ModelArgs;
 use crate::jsonl::{header, parse_error, LineWriter};
-use crate::rpc_sessions::{handle_session, session_command, Reply};
 use crate::selection;
-use crate::session::{self, AgentSession};
 
 /// What `set_model` needs to resolve a new model the way the command line did.
 pub struct ModelResolver {
@@ -23,184 +27,234 @@ pub struct ModelResolver {
     pub base: ModelArgs,
 }
 
-pub async fn run(mut session: AgentSession, resolver: ModelResolver) -> anyhow::Result<ExitCode> {
+type Shared = Arc<RwLock<LiveSession>>;
+
+/// Where a command's response goes: now, or from the task that finishes it.
+#[derive(Clone)]
+struct Reply {
+    writer: LineWriter,
+    id: Value,
+    kind: &'static str,
+}
+
+impl Reply {
+    fn send(&self, result: Result<Value, String>) {
+        let (id, kind) = (&self.id, self.kind);
+        self.writer.send(&match result {
+            Ok(data) => {
+                json!({"type": "response", "id": id, "command": kind, "success": true, "data": data})
+            }
+            Err(error) => {
+                json!({"type": "response", "id": id, "command": kind, "success": false, "error": error})
+            }
+        });
+    }
+}
+
+/// The session API's error with the CLI's hints.
+fn describe(error: &AppError) -> String {
+    match error {
+        AppError::NotStored => "sessions are off (--no-session)".to_owned(),
+        AppError::NotAttached => "compaction is not set up".to_owned(),
+        AppError::Busy => "the agent is busy: send steer or follow_up, or abort first".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+fn data(value: Result<impl serde::Serialize, AppError>) -> Result<Value, String> {
+    value
+        .map_err(|error| describe(&error))
+        .and_then(|value| serde_json::to_value(value).map_err(|error| error.to_string()))
+}
+
+pub async fn run(mut session: LiveSession, resolver: ModelResolver) -> anyhow::Result<ExitCode> {
     let (writer, writer_task) = LineWriter::start();
     writer.send(&header(&session));
-    let subscription = writer.forward_events(&session.agent);
-    let coding = writer.clone();
-    session.attach_recorder(move |event| coding.send(event));
+    let events = writer.clone();
+    session.attach(move |event| events.send(event));
+    let session: Shared = Arc::new(RwLock::new(session));
 
-    let mut runs = Vec::new();
+    let mut runs: Vec<JoinHandle<()>> = Vec::new();
     let mut side_task: Option<CancellationToken> = None;
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
             continue;
         }
-        if let Some((id, kind, command)) = session_command(&line) {
-            let reply = Reply {
-                writer: writer.clone(),
-                id,
-                kind,
-            };
-            let result = command
-                .map_err(|error| format!("invalid {kind} command: {error}"))
-                .and_then(|command| {
-                    handle_session(&session, &reply, command, &mut runs, &mut side_task)
-                });
-            match result {
-                Ok(Some(data)) => reply.send(Ok(data)),
-                Ok(None) => {} // a task answers when it is done
-                Err(error) => reply.send(Err(error)),
-            }
-            // Let a run it started mark the agent busy before the next command is read.
-            tokio::task::yield_now().await;
-            continue;
-        }
         let envelope = match serde_json::from_str::<CommandEnvelope>(&line) {
             Ok(envelope) => envelope,
             Err(error) => {
-                let mut reply = parse_error(&line, &error);
-                // Echo the id when the line was JSON with one, so the caller can match it.
-                if let Some(id) = serde_json::from_str::<Value>(&line)
-                    .ok()
-                    .and_then(|v| v.get("id").cloned())
-                {
-                    reply["id"] = id;
-                }
-                writer.send(&reply);
+                writer.send(&invalid_line(&line, &error));
                 continue;
             }
         };
-        let kind = envelope.command.kind();
+        let reply = Reply {
+            writer: writer.clone(),
+            id: envelope.id.unwrap_or(Value::Null),
+            kind: envelope.command.kind(),
+        };
         if matches!(envelope.command, Command::Abort) {
             // Also stops a compaction or branch summary in progress.
             if let Some(task) = side_task.take() {
                 task.cancel();
             }
         }
-        let reply = match handle(
-            &mut session,
-            &resolver,
-            &writer,
-            envelope.command,
-            &mut runs,
-        )
-        .await
-        {
-            Ok(data) => {
-                json!({"type": "response", "id": envelope.id, "command": kind, "success": true, "data": data})
-            }
-            Err(error) => {
-                json!({"type": "response", "id": envelope.id, "command": kind, "success": false, "error": error})
-            }
-        };
-        writer.send(&reply);
+        let answer = handle(&session, &resolver, &reply, envelope.command, &mut runs, &mut side_task).await;
+        if let Some(result) = answer {
+            reply.send(result);
+        }
+        // Let a run it started mark the agent busy before the next command is read.
+        tokio::task::yield_now().await;
     }
     for run in runs {
         let _ = run.await;
     }
+    let mut session = session.write().await;
     session.agent.wait_for_idle().await;
-    session.agent.unsubscribe(subscription);
-    session.detach_recorder();
+    session.detach();
+    drop(session);
     drop(writer);
     let _ = writer_task.await;
     Ok(ExitCode::SUCCESS)
 }
 
+/// A line that is not a command: the parse error, with the id echoed when the line had one.
+fn invalid_line(line: &str, error: &serde_json::Error) -> Value {
+    let parsed = serde_json::from_str::<Value>(line).ok();
+    let kind = parsed
+        .as_ref()
+        .and_then(|v| v.get("type")?.as_str())
+        .and_then(|kind| Command::KINDS.into_iter().find(|k| *k == kind));
+    let mut reply = match kind {
+        // A known command with wrong fields: say which command.
+        Some(kind) => json!({"type": "response", "command": kind, "success": false,
+            "error": format!("invalid {kind} command: {error}")}),
+        None => parse_error(line, error),
+    };
+    if let Some(id) = parsed.as_ref().and_then(|v| v.get("id").cloned()) {
+        reply["id"] = id;
+    }
+    reply
+}
+
+/// Handles one command; `None` when a background task sends the response.
 async fn handle(
-    session: &mut AgentSession,
+    session: &Shared,
     resolver: &ModelResolver,
-    writer: &LineWriter,
+    reply: &Reply,
     command: Command,
-    runs: &mut Vec<tokio::task::JoinHandle<()>>,
-) -> Result<Value, String> {
-    let agent = session.agent.clone();
-    match command {
-        Command::Prompt { message, images } => {
-            if agent.is_streaming() {
-                return Err("the agent is busy: send steer or follow_up, or abort first".into());
+    runs: &mut Vec<JoinHandle<()>>,
+    side_task: &mut Option<CancellationToken>,
+) -> Option<Result<Value, String>> {
+    let started = |run: arbor_coding::app::commands::RunHandle, kind: &'static str| {
+        let writer = reply.writer.clone();
+        tokio::spawn(async move {
+            if let Ok(Err(error)) = run.await {
+                writer.send(&json!({"type": "error", "command": kind, "message": error.to_string()}));
             }
-            let writer = writer.clone();
-            runs.push(tokio::spawn(async move {
-                if let Err(error) = agent.prompt(message, images).await {
-                    writer.send(&json!({"type": "error", "command": "prompt", "message": error.to_string()}));
-                }
-            }));
-            // Let the run start (and mark the agent busy) before the next command is read.
-            tokio::task::yield_now().await;
-            Ok(Value::Null)
-        }
+        })
+    };
+    let live = session.read().await;
+    Some(match command {
+        Command::Prompt { message, images } => match live.start_prompt(message, images) {
+            Ok(run) => {
+                runs.push(started(run, "prompt"));
+                Ok(Value::Null)
+            }
+            Err(error) => Err(describe(&error)),
+        },
         Command::Steer { message } => {
-            agent.steer(message);
+            live.steer(message);
             Ok(Value::Null)
         }
         Command::FollowUp { message } => {
-            agent.follow_up(message);
+            live.follow_up(message);
             Ok(Value::Null)
         }
-        Command::Abort => {
-            let dropped = agent.abort();
-            Ok(
-                json!({"dropped_steering": dropped.steering.len(), "dropped_follow_ups": dropped.follow_ups.len()}),
-            )
-        }
-        Command::GetState => {
-            let state = agent.state();
-            Ok(json!({
-                "provider": state.model.provider,
-                "model": state.model.id,
-                "api": state.model.api.as_str(),
-                "thinking_level": state.thinking_level.as_str(),
-                "is_streaming": state.is_streaming,
-                "message_count": state.messages.len(),
-                "pending_tool_calls": state.pending_tool_calls,
-                "tools": session.tool_names,
-                "cwd": session.cwd.display().to_string(),
-                "error": state.error,
-            }))
-        }
-        Command::GetMessages => Ok(json!({"messages": agent.messages()})),
+        Command::Abort => data(Ok(live.abort())),
+        Command::GetState => data(Ok(live.state_info())),
+        Command::GetMessages => Ok(json!({"messages": live.agent.messages()})),
         Command::SetModel { model, provider } => {
+            drop(live);
             let args = ModelArgs {
                 provider,
                 model: Some(model),
                 ..resolver.base.clone()
             };
             let selection =
-                selection::select(&resolver.catalog, &args, |name| std::env::var(name).ok())
-                    .map_err(|error| error.to_string())?;
-            agent.set_model(selection.model.clone());
-            agent.set_request_options(session::request_options(&selection));
-            let data = json!({"provider": selection.model.provider, "model": selection.model.id});
-            session.selection = selection;
-            if let Some(recorder) = &session.recorder {
-                recorder
-                    .record_model(&session.model_name())
-                    .map_err(|error| error.to_string())?;
-            }
-            Ok(data)
+                match selection::select(&resolver.catalog, &args, |name| std::env::var(name).ok())
+                {
+                    Ok(selection) => selection,
+                    Err(error) => return Some(Err(error.to_string())),
+                };
+            let answer = json!({"provider": selection.model.provider, "model": selection.model.id});
+            let mut live = session.write().await;
+            live.set_model(selection)
+                .map(|()| answer)
+                .map_err(|error| describe(&error))
         }
         Command::SetThinkingLevel { level } => {
-            agent.set_thinking_level(level);
-            session.thinking = level;
-            if let Some(recorder) = &session.recorder {
-                recorder
-                    .record_thinking_level(level.as_str())
-                    .map_err(|error| error.to_string())?;
-            }
-            Ok(Value::Null)
+            drop(live);
+            let mut live = session.write().await;
+            live.set_thinking_level(level)
+                .map(|()| Value::Null)
+                .map_err(|error| describe(&error))
         }
-        Command::NewSession => {
-            match &session.recorder {
-                Some(recorder) => recorder
-                    .new_session(&agent)
-                    .map_err(|error| error.to_string())?,
-                None => agent
-                    .clear_messages()
-                    .map_err(|error| format!("{error}: abort the run first"))?,
-            }
-            Ok(Value::Null)
+        Command::NewSession => data(live.new_session().map(|()| Value::Null)),
+        Command::GetTree => data(live.tree()),
+        Command::Navigate {
+            node_id,
+            summarize: true,
+        } => {
+            drop(live);
+            let cancel = CancellationToken::new();
+            *side_task = Some(cancel.clone());
+            let (session, reply) = (session.clone(), reply.clone());
+            runs.push(tokio::spawn(async move {
+                let live = session.read().await;
+                reply.send(data(live.navigate_summarized(&node_id, &cancel).await));
+            }));
+            return None;
         }
-    }
+        Command::Navigate { node_id, .. } => data(live.navigate(&node_id)),
+        Command::Compact { focus } => {
+            drop(live);
+            let cancel = CancellationToken::new();
+            *side_task = Some(cancel.clone());
+            let (session, reply) = (session.clone(), reply.clone());
+            runs.push(tokio::spawn(async move {
+                let live = session.read().await;
+                reply.send(data(live.compact(focus.as_deref(), &cancel).await));
+            }));
+            return None;
+        }
+        Command::Label { node_id, label } => data(live.label(&node_id, label.as_deref())),
+        Command::Export {
+            format,
+            scope,
+            path,
+        } => data(export(&live, format.as_deref(), scope.as_deref(), path.as_deref())),
+        Command::Fork { node_id } => data(live.fork(node_id.as_deref())),
+        Command::SwitchSession { session_id } => data(live.switch_session(&session_id)),
+        Command::ListSessions { all } => data(live.list_sessions(all)),
+        Command::Regenerate => match live.regenerate() {
+            Ok((info, run)) => {
+                runs.push(started(run, "regenerate"));
+                data(Ok(info))
+            }
+            Err(error) => Err(describe(&error)),
+        },
+        Command::RenameSession { title } => data(live.rename_session(&title)),
+    })
+}
+
+fn export(
+    live: &LiveSession,
+    format: Option<&str>,
+    scope: Option<&str>,
+    path: Option<&std::path::Path>,
+) -> Result<arbor_coding::app::responses::ExportInfo, AppError> {
+    let format = format.map_or(Ok(ExportFormat::Jsonl), ExportFormat::parse)?;
+    let scope = scope.map(ExportScope::parse).transpose()?;
+    live.export(format, scope, path)
 }

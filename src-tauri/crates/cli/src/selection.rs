@@ -1,20 +1,13 @@
-//! Which model, endpoint and key a run uses, from the flags, the catalogue and the environment.
+//! Which model, endpoint and key a run uses: the flags turned into an
+//! `arbor_coding::app::ModelRequest`, resolved by the session API, with the CLI's wording for
+//! a missing key (it names `--api-key`).
 
+use arbor_coding::app::{self, ApiKey, ModelRequest, SelectionError as AppSelectionError};
 use arbor_llm::catalog::{Catalog, CatalogError};
-use arbor_llm::Model;
 
 use crate::args::ModelArgs;
 
-/// A resolved model plus what the CLI needs to talk to it and to explain failures.
-#[derive(Debug, Clone)]
-pub struct Selection {
-    pub model: Model,
-    /// Whether the catalogue lists the model (else limits are guesses and the cost is unknown).
-    pub catalogued: bool,
-    pub api_key: Option<String>,
-    /// The environment variable the key is read from, for messages.
-    pub api_key_env: Option<String>,
-}
+pub use arbor_coding::app::Selection;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SelectionError {
@@ -24,6 +17,17 @@ pub enum SelectionError {
     MissingKey { provider: String, env: String },
 }
 
+/// The request the model flags make.
+pub fn request(args: &ModelArgs) -> ModelRequest {
+    ModelRequest {
+        provider: args.provider.clone(),
+        model: args.model.clone(),
+        api: args.api,
+        base_url: args.base_url.clone(),
+        api_key: args.api_key.clone().and_then(ApiKey::new),
+    }
+}
+
 /// Resolves the flags against the catalogue; `env` reads environment variables (injected so
 /// tests do not depend on the process environment).
 pub fn select(
@@ -31,64 +35,12 @@ pub fn select(
     args: &ModelArgs,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Selection, SelectionError> {
-    let custom_endpoint = args.base_url.is_some();
-    let resolved = catalog.resolve(args.provider.as_deref(), args.model.as_deref());
-    let (mut model, catalogued, api_key_env) = match resolved {
-        Ok((model, catalogued)) => {
-            let env_name = catalog.provider(&model.provider)?.api_key_env.clone();
-            (model, catalogued, env_name)
+    app::select(catalog, &request(args), env).map_err(|error| match error {
+        AppSelectionError::Catalog(error) => SelectionError::Catalog(error),
+        AppSelectionError::MissingKey { provider, env } => {
+            SelectionError::MissingKey { provider, env }
         }
-        // `--api` with `--base-url` reaches any endpoint, catalogued or not.
-        Err(CatalogError::UnknownModel { .. })
-            if custom_endpoint && args.api.is_some() && args.provider.is_none() =>
-        {
-            let id = args.model.clone().unwrap_or_else(|| "default".to_owned());
-            (custom_model(id), false, None)
-        }
-        Err(error) => return Err(error.into()),
-    };
-    if let Some(api) = args.api {
-        model.api = api;
-    }
-    if let Some(base_url) = &args.base_url {
-        model.base_url = base_url.trim_end_matches('/').to_owned();
-    }
-
-    let api_key = args
-        .api_key
-        .clone()
-        .or_else(|| api_key_env.as_deref().and_then(&env))
-        .filter(|key| !key.trim().is_empty());
-    // A custom endpoint (a proxy, a local server) may need no key even for a known provider.
-    if api_key.is_none() && !custom_endpoint {
-        if let Some(env_name) = &api_key_env {
-            return Err(SelectionError::MissingKey {
-                provider: model.provider.clone(),
-                env: env_name.clone(),
-            });
-        }
-    }
-    Ok(Selection {
-        model,
-        catalogued,
-        api_key,
-        api_key_env,
     })
-}
-
-fn custom_model(id: String) -> Model {
-    Model {
-        id,
-        provider: "custom".to_owned(),
-        api: arbor_llm::Api::OpenAiCompletions,
-        base_url: String::new(),
-        reasoning: false,
-        images: false,
-        context_window: 128_000,
-        max_output_tokens: 8_192,
-        pricing: Default::default(),
-        compat: Default::default(),
-    }
 }
 
 #[cfg(test)]
@@ -111,6 +63,10 @@ mod tests {
         None
     }
 
+    fn key(selection: &Selection) -> Option<&str> {
+        selection.api_key.as_ref().map(ApiKey::expose)
+    }
+
     #[test]
     fn key_comes_from_the_flag_or_the_providers_variable() {
         let catalog = Catalog::builtin().unwrap();
@@ -122,13 +78,13 @@ mod tests {
             (name == "OPENAI_API_KEY").then(|| "sk-env".into())
         })
         .unwrap();
-        assert_eq!(selection.api_key.as_deref(), Some("sk-env"));
+        assert_eq!(key(&selection), Some("sk-env"));
         let args = ModelArgs {
             api_key: Some("sk-flag".into()),
             ..args
         };
         let selection = select(&catalog, &args, |_| Some("sk-env".into())).unwrap();
-        assert_eq!(selection.api_key.as_deref(), Some("sk-flag"));
+        assert_eq!(key(&selection), Some("sk-flag"));
     }
 
     #[test]
@@ -155,24 +111,8 @@ mod tests {
             ..args()
         };
         let selection = select(&catalog, &args, no_env).unwrap();
-        assert_eq!(selection.api_key, None);
+        assert_eq!(key(&selection), None);
         assert_eq!(selection.model.base_url, "http://127.0.0.1:11434/v1");
-    }
-
-    #[test]
-    fn api_and_base_url_reach_any_endpoint() {
-        let catalog = Catalog::builtin().unwrap();
-        let args = ModelArgs {
-            api: Some(Api::AnthropicMessages),
-            base_url: Some("http://127.0.0.1:9/".into()),
-            model: Some("my-model".into()),
-            ..args()
-        };
-        let selection = select(&catalog, &args, no_env).unwrap();
-        assert_eq!(selection.model.api, Api::AnthropicMessages);
-        assert_eq!(selection.model.base_url, "http://127.0.0.1:9");
-        assert_eq!(selection.model.id, "my-model");
-        assert!(!selection.catalogued);
     }
 
     #[test]

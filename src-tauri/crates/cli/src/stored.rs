@@ -4,38 +4,30 @@
 use std::io::Write;
 use std::path::Path;
 
-use arbor_coding::SessionRecorder;
+use arbor_coding::app::SessionStart;
 use arbor_store::{SearchHit, SearchOptions, SessionSummary, SessionTree, Store};
 
 use crate::args::SessionArgs;
-use crate::session::AgentSession;
+use arbor_coding::app::LiveSession;
 
 /// Connects `session` to the store as the flags ask: nothing with `--no-session`, else a
 /// recorder on `DATA_DIR/arbor.db` for the project at the working directory, with the
 /// `--continue`d or `--resume`d session loaded into the agent (or a new session, created by
 /// the first message).
 pub fn connect(
-    session: &mut AgentSession,
+    session: &mut LiveSession,
     args: &SessionArgs,
     data_dir: &Path,
 ) -> anyhow::Result<()> {
     if args.no_session {
         return Ok(());
     }
-    let store = Store::open(data_dir)?;
-    let recorder = SessionRecorder::new(store, &session.cwd)?;
-    recorder.set_initial_model(&session.model_name(), session.thinking.as_str());
-    if let Some(id) = &args.resume {
-        recorder.switch_session(&session.agent, id)?;
-    } else if args.continue_latest {
-        recorder.continue_latest(&session.agent)?;
-    }
-    if recorder.session_id().is_some() {
-        // A different model or thinking level than the session last used is a change.
-        recorder.record_model(&session.model_name())?;
-        recorder.record_thinking_level(session.thinking.as_str())?;
-    }
-    session.recorder = Some(recorder);
+    let start = match (&args.resume, args.continue_latest) {
+        (Some(id), _) => SessionStart::Resume(id.clone()),
+        (None, true) => SessionStart::Latest,
+        (None, false) => SessionStart::New,
+    };
+    session.connect_store(Store::open(data_dir)?, start)?;
     Ok(())
 }
 

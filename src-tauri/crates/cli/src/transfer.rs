@@ -4,7 +4,9 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use arbor_coding::export::{export_session, import_jsonl, ExportFormat, ExportScope};
+use arbor_coding::export::{
+    export_session, import_jsonl, write_atomically, ExportFormat, ExportScope,
+};
 use arbor_store::Store;
 
 use crate::args::ScopeArg;
@@ -21,9 +23,7 @@ pub fn export(
     let scope = match scope {
         Some(ScopeArg::Branch) => ExportScope::CurrentBranch,
         Some(ScopeArg::Tree) => ExportScope::WholeTree,
-        // JSONL is the lossless format and the HTML page shows the tree: both take every branch.
-        None if format == ExportFormat::Markdown => ExportScope::CurrentBranch,
-        None => ExportScope::WholeTree,
+        None => ExportScope::default_for(format),
     };
     let store = Store::open(data_dir)?;
     let text = export_session(&store, id, scope, format)?;
@@ -34,25 +34,10 @@ pub fn export(
             stdout.flush()?;
         }
         Some(path) => {
-            write_atomically(path, &text).map_err(anyhow::Error::msg)?;
+            write_atomically(path, &text)?;
             eprintln!("arbor: exported to {}", path.display());
         }
     }
-    Ok(())
-}
-
-/// Writes through a temp file in the same folder and a rename: never half a file.
-pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
-    let folder = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let mut file = tempfile::NamedTempFile::new_in(folder)
-        .map_err(|error| format!("cannot write in {}: {error}", folder.display()))?;
-    file.write_all(text.as_bytes())
-        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
-    file.persist(path)
-        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
     Ok(())
 }
 

@@ -6,6 +6,8 @@
 //! can tell the model when a file changed on disk since it was last read).
 //!
 //! Module map:
+//! - [`app`]: **the session API every front end drives** — [`app::ArborApp`] (app-wide) and
+//!   [`app::LiveSession`] (one conversation, one event stream). Start there.
 //! - [`workspace`]: [`Workspace`] and [`FileTracker`].
 //! - [`tools`]: [`builtin_tools`] and one module per tool — `read`, `write`, `edit` (matching,
 //!   applying, diff), `bash` (process group, output log), `ls`, `grep`, `find` — plus the shared
@@ -20,6 +22,7 @@
 //! - [`system_prompt`]: the system prompt: tools with guidance, `AGENTS.md`/`CLAUDE.md` context
 //!   files, custom and appended text, date and working directory.
 
+pub mod app;
 pub mod compaction;
 pub mod export;
 pub mod request_hook;

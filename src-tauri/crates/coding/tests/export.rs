@@ -539,5 +539,6 @@ fn format_names_parse() {
     assert!("pdf"
         .parse::<ExportFormat>()
         .unwrap_err()
+        .to_string()
         .contains("markdown, jsonl or html"));
 }

@@ -34,9 +34,79 @@ pub enum Command {
     SetThinkingLevel { level: ThinkingLevel },
     /// Starts a new, empty conversation.
     NewSession,
+    /// Asks for the stored session's tree.
+    GetTree,
+    /// Goes to a node of the tree (id or unique prefix): a user message comes back for
+    /// editing, any other node becomes the leaf. With `summarize`, the model summarises the
+    /// branch left behind (answered when done).
+    Navigate {
+        node_id: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        summarize: bool,
+    },
+    /// Summarises the older conversation now, optionally focused on `focus`.
+    Compact {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        focus: Option<String>,
+    },
+    /// Exports the session: `format` `markdown`, `jsonl` (default) or `html`; `scope`
+    /// `branch` or `tree`; written atomically to `path` when given, else returned.
+    Export {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        format: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scope: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<std::path::PathBuf>,
+    },
+    /// Labels a node; no or an empty `label` removes it.
+    Label {
+        node_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        label: Option<String>,
+    },
+    /// Copies the path to `node_id` (default: the leaf) into a new session.
+    Fork {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node_id: Option<String>,
+    },
+    /// Makes a stored session current.
+    SwitchSession { session_id: String },
+    /// Lists the project's sessions (every project's with `all`).
+    ListSessions {
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        all: bool,
+    },
+    /// Asks again from the last user message of the branch (a sibling answer).
+    Regenerate,
+    /// Renames the current session.
+    RenameSession { title: String },
 }
 
 impl Command {
+    /// Every command's `type` tag, in declaration order.
+    pub const KINDS: [&'static str; 19] = [
+        "prompt",
+        "steer",
+        "follow_up",
+        "abort",
+        "get_state",
+        "get_messages",
+        "set_model",
+        "set_thinking_level",
+        "new_session",
+        "get_tree",
+        "navigate",
+        "compact",
+        "export",
+        "label",
+        "fork",
+        "switch_session",
+        "list_sessions",
+        "regenerate",
+        "rename_session",
+    ];
+
     /// The serialized `type` tag (`prompt`, `follow_up`, …).
     pub fn kind(&self) -> &'static str {
         match self {
@@ -49,16 +119,27 @@ impl Command {
             Command::SetModel { .. } => "set_model",
             Command::SetThinkingLevel { .. } => "set_thinking_level",
             Command::NewSession => "new_session",
+            Command::GetTree => "get_tree",
+            Command::Navigate { .. } => "navigate",
+            Command::Compact { .. } => "compact",
+            Command::Export { .. } => "export",
+            Command::Label { .. } => "label",
+            Command::Fork { .. } => "fork",
+            Command::SwitchSession { .. } => "switch_session",
+            Command::ListSessions { .. } => "list_sessions",
+            Command::Regenerate => "regenerate",
+            Command::RenameSession { .. } => "rename_session",
         }
     }
 }
 
 /// A command with the optional `id` an RPC client uses to match the response:
-/// `{"id":"7","type":"prompt","message":"…"}`.
+/// `{"id":"7","type":"prompt","message":"…"}`. The id may be any JSON value (string, number,
+/// object…); it is echoed as it came.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CommandEnvelope {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
+    pub id: Option<serde_json::Value>,
     #[serde(flatten)]
     pub command: Command,
 }

@@ -23,6 +23,10 @@
 //! | `turn_end` | `message` (the assistant message), `tool_results` (model order) | the turn is over |
 //! | `agent_end` | `messages` (every message the run added), `status` (`completed`/`aborted`/`failed`), `error?` (an [`arbor_llm::LlmError`], tagged `kind`) | the run is over |
 //!
+//! Beside them, the coding layer's [`CodingEvent`]s (`node_appended`, `store_error`,
+//! `retry_scheduled`, `compaction_start`, `compaction_end`; documented on the type) travel in
+//! the same flat form; a live session sends both as one stream of [`SessionEvent`]s.
+//!
 //! Messages are [`AgentMessage`]s, tagged `"role"`: `user`, `assistant`, `tool_result` (exactly
 //! as [`arbor_llm::Message`] serializes) or `custom` (app-only messages, `{kind, data}`).
 //!
@@ -64,10 +68,12 @@
 //! A [`CommandEnvelope`] adds an optional `id` (RPC clients match responses by it).
 //! Tests snapshot one serialized example of every event and command (`tests/snapshots/`).
 
+pub mod coding_event;
 pub mod command;
 pub mod event;
 pub mod message;
 
+pub use coding_event::{CodingEvent, CompactionReason, SessionEvent};
 pub use command::{Command, CommandEnvelope};
 pub use event::{AgentEvent, RunStatus, ToolResult};
 pub use message::{AgentMessage, CustomMessage};

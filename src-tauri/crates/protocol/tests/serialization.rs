@@ -8,7 +8,8 @@ use arbor_llm::{
     StopReason, TextContent, ThinkingLevel, ToolCall, ToolResultMessage, UserContent, UserMessage,
 };
 use arbor_protocol::{
-    AgentEvent, AgentMessage, Command, CommandEnvelope, CustomMessage, RunStatus, ToolResult,
+    AgentEvent, AgentMessage, CodingEvent, Command, CommandEnvelope, CompactionReason,
+    CustomMessage, RunStatus, SessionEvent, ToolResult,
 };
 use serde_json::json;
 
@@ -121,6 +122,34 @@ fn every_command() -> Vec<Command> {
             level: ThinkingLevel::High,
         },
         Command::NewSession,
+        Command::GetTree,
+        Command::Navigate {
+            node_id: "a1b2".into(),
+            summarize: true,
+        },
+        Command::Compact {
+            focus: Some("the failing tests".into()),
+        },
+        Command::Export {
+            format: Some("markdown".into()),
+            scope: Some("branch".into()),
+            path: Some("notes/session.md".into()),
+        },
+        Command::Label {
+            node_id: "a1b2".into(),
+            label: Some("before the refactor".into()),
+        },
+        Command::Fork {
+            node_id: Some("a1b2".into()),
+        },
+        Command::SwitchSession {
+            session_id: "s-42".into(),
+        },
+        Command::ListSessions { all: true },
+        Command::Regenerate,
+        Command::RenameSession {
+            title: "Fix the parser".into(),
+        },
     ]
 }
 
@@ -155,6 +184,8 @@ fn every_event_serializes_as_documented() {
 #[test]
 fn every_command_serializes_as_documented() {
     let commands = every_command();
+    let kinds: Vec<&str> = commands.iter().map(Command::kind).collect();
+    assert_eq!(kinds, Command::KINDS);
     for command in &commands {
         let value = serde_json::to_value(command).unwrap();
         assert_eq!(value["type"], command.kind());
@@ -178,7 +209,7 @@ fn commands_parse_from_the_json_lines_front_ends_send() {
     assert_eq!(abort, Command::Abort);
     let envelope: CommandEnvelope =
         serde_json::from_str(r#"{"id":"7","type":"follow_up","message":"more"}"#).unwrap();
-    assert_eq!(envelope.id.as_deref(), Some("7"));
+    assert_eq!(envelope.id, Some(json!("7")));
     assert_eq!(
         envelope.command,
         Command::FollowUp {
@@ -186,6 +217,52 @@ fn commands_parse_from_the_json_lines_front_ends_send() {
         }
     );
     assert!(serde_json::from_str::<Command>(r#"{"type":"dance"}"#).is_err());
+    // An RPC id may be any JSON value, echoed as it came.
+    for id in [json!(7), json!({"seq": 3}), json!(null)] {
+        let line = json!({"id": id, "type": "get_tree"}).to_string();
+        let envelope: CommandEnvelope = serde_json::from_str(&line).unwrap();
+        assert_eq!(envelope.command, Command::GetTree);
+        assert_eq!(envelope.id.unwrap_or(json!(null)), id);
+    }
+    let navigate: Command =
+        serde_json::from_str(r#"{"type":"navigate","node_id":"ab"}"#).unwrap();
+    assert_eq!(
+        navigate,
+        Command::Navigate {
+            node_id: "ab".into(),
+            summarize: false
+        }
+    );
+}
+
+#[test]
+fn coding_events_share_the_session_stream_flat() {
+    let events = vec![
+        SessionEvent::Agent(AgentEvent::AgentStart),
+        SessionEvent::Coding(CodingEvent::NodeAppended {
+            node_id: "n1".into(),
+            parent_id: None,
+            session_id: "s1".into(),
+        }),
+        SessionEvent::Coding(CodingEvent::CompactionStart {
+            reason: CompactionReason::Manual,
+        }),
+        SessionEvent::Coding(CodingEvent::CompactionEnd {
+            reason: CompactionReason::Threshold,
+            tokens_before: 120_000,
+            tokens_after: Some(18_000),
+            summary: Some("## Goal".into()),
+            node_id: Some("n9".into()),
+            error: None,
+        }),
+    ];
+    for event in &events {
+        let value = serde_json::to_value(event).unwrap();
+        assert!(value["type"].is_string(), "{value}");
+        let back: SessionEvent = serde_json::from_value(value).unwrap();
+        assert_eq!(&back, event);
+    }
+    insta::assert_json_snapshot!("session_events", events);
 }
 
 #[test]

@@ -70,6 +70,7 @@ mod nodes;
 mod projects;
 mod search;
 mod sessions;
+mod stats;
 mod tree;
 
 pub use db::{Store, APPLICATION_ID, BUSY_TIMEOUT, DB_FILE_NAME, SCHEMA_VERSION};
@@ -80,3 +81,4 @@ pub use model::{
     SessionTree, TreeNode,
 };
 pub use search::fts_query;
+pub use stats::SessionStats;

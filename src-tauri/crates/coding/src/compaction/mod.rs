@@ -28,7 +28,6 @@ pub mod cut;
 pub mod summary;
 pub mod tokens;
 
-use serde::{Deserialize, Serialize};
 
 pub use branch::navigate_with_summary;
 pub use compactor::{Compaction, Compactor, SharedCompactor};
@@ -73,17 +72,8 @@ impl CompactionSettings {
     }
 }
 
-/// Why a compaction ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CompactionReason {
-    /// The context passed the window minus the reserve.
-    Threshold,
-    /// The provider said the context does not fit.
-    Overflow,
-    /// The user asked (`/compact`, RPC `compact`).
-    Manual,
-}
+/// Why a compaction ran (part of the wire vocabulary, so defined in the protocol crate).
+pub use arbor_protocol::CompactionReason;
 
 /// Why a compaction (or a branch summary) did not happen.
 #[derive(Debug, thiserror::Error)]

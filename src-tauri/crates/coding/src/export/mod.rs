@@ -114,20 +114,85 @@ impl ExportFormat {
     }
 }
 
-impl std::str::FromStr for ExportFormat {
-    type Err = String;
-
-    /// `markdown`/`md`, `jsonl`, `html` (case-insensitive).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
+impl ExportFormat {
+    /// `markdown`/`md`, `jsonl`, `html`/`htm` (case-insensitive).
+    pub fn parse(name: &str) -> Result<Self, UnknownExportOption> {
+        match name.trim().to_ascii_lowercase().as_str() {
             "markdown" | "md" => Ok(ExportFormat::Markdown),
             "jsonl" => Ok(ExportFormat::Jsonl),
             "html" | "htm" => Ok(ExportFormat::Html),
-            other => Err(format!(
-                "unknown export format {other:?}; expected markdown, jsonl or html"
-            )),
+            _ => Err(UnknownExportOption::Format(name.to_owned())),
         }
     }
+}
+
+impl std::str::FromStr for ExportFormat {
+    type Err = UnknownExportOption;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ExportFormat::parse(s)
+    }
+}
+
+impl ExportScope {
+    /// `branch` or `tree`.
+    pub fn parse(name: &str) -> Result<Self, UnknownExportOption> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "branch" => Ok(ExportScope::CurrentBranch),
+            "tree" => Ok(ExportScope::WholeTree),
+            _ => Err(UnknownExportOption::Scope(name.to_owned())),
+        }
+    }
+
+    /// What a format exports when no scope is named: Markdown the current branch (it reads
+    /// as one conversation), JSONL and HTML the whole tree.
+    pub fn default_for(format: ExportFormat) -> Self {
+        match format {
+            ExportFormat::Markdown => ExportScope::CurrentBranch,
+            ExportFormat::Jsonl | ExportFormat::Html => ExportScope::WholeTree,
+        }
+    }
+}
+
+/// An export format or scope name that does not exist.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnknownExportOption {
+    #[error("unknown export format {0:?}: use markdown, jsonl or html")]
+    Format(String),
+    #[error("unknown export scope {0:?}: use branch or tree")]
+    Scope(String),
+}
+
+impl UnknownExportOption {
+    pub fn code(&self) -> &'static str {
+        "invalid_export_option"
+    }
+}
+
+/// Writing an export file failed; nothing was left half-written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {}: {source}", path.display())]
+pub struct WriteError {
+    pub path: std::path::PathBuf,
+    pub source: std::io::Error,
+}
+
+/// Writes through a temporary file in the same folder and a rename: the file is either the old
+/// one or the whole new text, never half of it.
+pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), WriteError> {
+    use std::io::Write;
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => std::path::Path::new("."),
+    };
+    let error = |source| WriteError {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = tempfile::NamedTempFile::new_in(folder).map_err(error)?;
+    file.write_all(text.as_bytes()).map_err(error)?;
+    file.persist(path).map_err(|e| error(e.error))?;
+    Ok(())
 }
 
 /// A session loaded for export: its nodes in creation order (parents first) with labels.

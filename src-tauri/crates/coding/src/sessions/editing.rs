@@ -66,4 +66,31 @@ impl SessionRecorder {
             .set_leaf(&session_id, answer.parent_id.as_deref())?;
         Ok(true)
     }
+
+    /// Makes `node` (id or unique prefix in the current session) the leaf, whatever its kind,
+    /// and loads the path to it into `agent`: the next prompt or continuation goes on from
+    /// there. (Unlike [`SessionRecorder::navigate`], a user message is not handed back for
+    /// editing.)
+    pub fn go_to(&self, agent: &arbor_agent::Agent, node: &str) -> Result<String, SessionsError> {
+        if agent.is_streaming() {
+            return Err(SessionsError::Busy);
+        }
+        let session_id = self.current_session_id()?;
+        let id = {
+            let inner = self.lock();
+            let id = inner.store.resolve_node_id(&session_id, node)?;
+            inner.store.set_leaf(&session_id, Some(&id))?;
+            id
+        };
+        self.load_into(agent)?;
+        Ok(id)
+    }
+
+    /// The node `node` names in the current session.
+    pub fn node(&self, node: &str) -> Result<Node, SessionsError> {
+        let session_id = self.current_session_id()?;
+        let inner = self.lock();
+        let id = inner.store.resolve_node_id(&session_id, node)?;
+        Ok(inner.store.get_node(&id)?)
+    }
 }

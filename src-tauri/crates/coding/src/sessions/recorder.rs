@@ -128,17 +128,28 @@ impl SessionRecorder {
     /// [`CodingEvent::StoreError`]. Subscribe after the front end's own listener so
     /// `node_appended` follows the `message_end` it belongs to.
     pub fn attach(&self, agent: &Agent, sink: EventSink) -> SubscriptionId {
-        self.lock().sink = Some(sink);
+        self.set_sink(Some(sink));
         let recorder = self.clone();
         agent.subscribe(move |event| {
             if let AgentEvent::MessageEnd { message } = event {
-                if let Err(error) = recorder.record(message) {
-                    recorder.emit(&CodingEvent::StoreError {
-                        message: error.to_string(),
-                    });
-                }
+                recorder.record_reported(message);
             }
         })
+    }
+
+    /// Where [`CodingEvent`]s of this recorder go (`None`: nowhere).
+    pub fn set_sink(&self, sink: Option<EventSink>) {
+        self.lock().sink = sink;
+    }
+
+    /// [`SessionRecorder::record`], reporting the outcome to the sink: `node_appended`, or
+    /// `store_error` (the conversation goes on in memory).
+    pub fn record_reported(&self, message: &AgentMessage) {
+        if let Err(error) = self.record(message) {
+            self.emit(&CodingEvent::StoreError {
+                message: error.to_string(),
+            });
+        }
     }
 
     /// Undoes [`SessionRecorder::attach`]: unsubscribes and drops the sink.

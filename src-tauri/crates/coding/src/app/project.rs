@@ -1,14 +1,14 @@
-//! Opening a local folder as a project: the checks behind "Open folder…" and a typed path.
-//!
-//! Lives in the shell until the `coding` crate (workspaces, git clone) arrives; then it moves there.
+//! Opening a local folder as a project: the checks behind "Open folder…", a typed path, and
+//! the CLI's working directory. [`check_folder`] validates; [`super::ArborApp::open_project`]
+//! also records the project in the store.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+/// A folder that can be opened as a project.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ProjectInfo {
+pub struct ProjectFolder {
     /// The folder's own name, shown in the sidebar.
     pub name: String,
     /// The canonical absolute path (symlinks resolved).
@@ -54,7 +54,7 @@ impl ProjectError {
 }
 
 /// Checks that `raw` names a readable folder and describes it.
-pub fn open_project(raw: &str) -> Result<ProjectInfo, ProjectError> {
+pub fn check_folder(raw: &str) -> Result<ProjectFolder, ProjectError> {
     let requested = expand_home(raw.trim(), home_dir().as_deref())?;
     let shown = requested.display().to_string();
     let metadata = std::fs::metadata(&requested).map_err(|source| match source.kind() {
@@ -80,7 +80,7 @@ pub fn open_project(raw: &str) -> Result<ProjectInfo, ProjectError> {
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_else(|| canonical.display().to_string());
-    Ok(ProjectInfo {
+    Ok(ProjectFolder {
         name,
         is_git_repo: canonical.join(".git").exists(),
         path: canonical.display().to_string(),
@@ -119,7 +119,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let project_dir = dir.path().join("my-app");
         std::fs::create_dir(&project_dir).unwrap();
-        let info = open_project(project_dir.to_str().unwrap()).unwrap();
+        let info = check_folder(project_dir.to_str().unwrap()).unwrap();
         assert_eq!(info.name, "my-app");
         assert!(!info.is_git_repo);
         assert_eq!(
@@ -138,7 +138,7 @@ mod tests {
             .unwrap();
         assert!(status.success());
         assert!(
-            open_project(dir.path().to_str().unwrap())
+            check_folder(dir.path().to_str().unwrap())
                 .unwrap()
                 .is_git_repo
         );
@@ -148,7 +148,7 @@ mod tests {
     fn trims_whitespace_around_a_pasted_path() {
         let dir = tempfile::tempdir().unwrap();
         let pasted = format!("  {}\n", dir.path().display());
-        assert!(open_project(&pasted).is_ok());
+        assert!(check_folder(&pasted).is_ok());
     }
 
     #[test]
@@ -160,7 +160,7 @@ mod tests {
         #[cfg(unix)]
         std::os::unix::fs::symlink(&real, &link).unwrap();
         #[cfg(unix)]
-        assert_eq!(open_project(link.to_str().unwrap()).unwrap().name, "real");
+        assert_eq!(check_folder(link.to_str().unwrap()).unwrap().name, "real");
     }
 
     #[test]
@@ -186,7 +186,7 @@ mod tests {
             ),
         ];
         for (input, code, message) in cases {
-            let error = open_project(input).unwrap_err();
+            let error = check_folder(input).unwrap_err();
             assert_eq!(error.code(), code, "input {input:?}");
             assert!(
                 error.to_string().contains(message),

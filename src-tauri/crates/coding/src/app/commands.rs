@@ -1,0 +1,259 @@
+//! The commands of a [`LiveSession`] — the set the CLI's RPC mode speaks (`docs/rpc.md`) and
+//! the desktop shell calls. Each answers with a typed struct from [`super::responses`].
+//!
+//! Runs (`prompt`, `regenerate`) start in the background and answer once started; their
+//! progress arrives on the session's event stream. Commands on the stored tree are refused
+//! while a run is active, and (except `compact`) when nothing is stored.
+
+use arbor_agent::RunOutcome;
+use arbor_llm::ImageContent;
+use arbor_store::NodeKind;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::live::LiveSession;
+use super::responses::{
+    AbortInfo, CompactionInfo, ExportInfo, ForkInfo, LabelInfo, NavigationInfo, RegenerateInfo,
+    RenameInfo, SessionsInfo, StateInfo, SwitchInfo, TreeInfo,
+};
+use super::AppError;
+use crate::compaction::navigate_with_summary;
+use crate::export::{export_session, ExportFormat, ExportScope};
+
+/// A run started in the background: its outcome, or why it could not run.
+pub type RunHandle = JoinHandle<Result<RunOutcome, arbor_agent::AgentError>>;
+
+impl LiveSession {
+    /// Starts a run with a new user message; refused while one is active.
+    pub fn start_prompt(
+        &self,
+        message: String,
+        images: Vec<ImageContent>,
+    ) -> Result<RunHandle, AppError> {
+        if self.agent.is_streaming() {
+            return Err(AppError::Busy);
+        }
+        let agent = self.agent.clone();
+        Ok(tokio::spawn(
+            async move { agent.prompt(message, images).await },
+        ))
+    }
+
+    /// Delivered after the running tool call(s) finish.
+    pub fn steer(&self, message: String) {
+        self.agent.steer(message);
+    }
+
+    /// Delivered when the agent would otherwise stop.
+    pub fn follow_up(&self, message: String) {
+        self.agent.follow_up(message);
+    }
+
+    /// Cancels the run; queued steering and follow-ups are dropped.
+    pub fn abort(&self) -> AbortInfo {
+        let dropped = self.agent.abort();
+        AbortInfo {
+            dropped_steering: dropped.steering.len(),
+            dropped_follow_ups: dropped.follow_ups.len(),
+        }
+    }
+
+    pub fn state_info(&self) -> StateInfo {
+        let state = self.agent.state();
+        StateInfo {
+            provider: state.model.provider.clone(),
+            model: state.model.id.clone(),
+            api: state.model.api.as_str().to_owned(),
+            thinking_level: state.thinking_level.as_str().to_owned(),
+            is_streaming: state.is_streaming,
+            message_count: state.messages.len(),
+            pending_tool_calls: state.pending_tool_calls.iter().cloned().collect(),
+            tools: self.tool_names.clone(),
+            cwd: self.cwd.display().to_string(),
+            error: state.error.clone(),
+        }
+    }
+
+    /// Clears the conversation; the next message starts a new stored session.
+    pub fn new_session(&self) -> Result<(), AppError> {
+        match &self.recorder {
+            Some(recorder) => recorder.new_session(&self.agent)?,
+            None => self
+                .agent
+                .clear_messages()
+                .map_err(|_| AppError::Busy)?,
+        }
+        Ok(())
+    }
+
+    pub fn tree(&self) -> Result<TreeInfo, AppError> {
+        Ok(TreeInfo {
+            tree: self.recorder()?.tree()?,
+        })
+    }
+
+    /// Goes to a node (see [`crate::SessionRecorder::navigate`]).
+    pub fn navigate(&self, node_id: &str) -> Result<NavigationInfo, AppError> {
+        let recorder = self.recorder()?;
+        let navigation = recorder.navigate(&self.agent, node_id)?;
+        Ok(self.navigation_info(navigation))
+    }
+
+    /// Goes to a node, carrying a summary of the branch left behind (asks the model; `cancel`
+    /// stops it).
+    pub async fn navigate_summarized(
+        &self,
+        node_id: &str,
+        cancel: &CancellationToken,
+    ) -> Result<NavigationInfo, AppError> {
+        self.recorder()?;
+        let compactor = self.compactor()?;
+        let navigation =
+            navigate_with_summary(&compactor, &self.agent, node_id, true, cancel).await?;
+        Ok(self.navigation_info(navigation))
+    }
+
+    fn navigation_info(&self, navigation: crate::Navigation) -> NavigationInfo {
+        NavigationInfo {
+            session_id: self.recorder.as_ref().and_then(|r| r.session_id()),
+            leaf_id: navigation.leaf_id,
+            editor_text: navigation.editor_text,
+            message_count: self.agent.messages().len(),
+        }
+    }
+
+    /// Summarises the older conversation now (works unstored too, in memory).
+    pub async fn compact(
+        &self,
+        focus: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Result<CompactionInfo, AppError> {
+        let compactor = self.compactor()?;
+        let done = compactor.compact_agent(&self.agent, focus, cancel).await?;
+        Ok(CompactionInfo {
+            summary: done.summary,
+            tokens_before: done.tokens_before,
+            tokens_after: done.tokens_after,
+            node_id: done.node_id,
+            message_count: self.agent.messages().len(),
+        })
+    }
+
+    pub fn label(&self, node_id: &str, label: Option<&str>) -> Result<LabelInfo, AppError> {
+        let id = self.recorder()?.label(node_id, label)?;
+        Ok(LabelInfo {
+            node_id: id,
+            label: label
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_owned),
+        })
+    }
+
+    /// The session as text (`format`, `scope` as [`ExportFormat::parse`] and
+    /// [`ExportScope::parse`] read them); written atomically to `path` when given.
+    pub fn export(
+        &self,
+        format: ExportFormat,
+        scope: Option<ExportScope>,
+        path: Option<&std::path::Path>,
+    ) -> Result<ExportInfo, AppError> {
+        let recorder = self.recorder()?;
+        let session_id = recorder.session_id().ok_or(AppError::NothingToExport)?;
+        let scope = scope.unwrap_or_else(|| ExportScope::default_for(format));
+        let text = recorder.with_store(|store| export_session(store, &session_id, scope, format))?;
+        match path {
+            Some(path) => {
+                crate::export::write_atomically(path, &text)?;
+                Ok(ExportInfo {
+                    session_id,
+                    content: None,
+                    path: Some(path.to_owned()),
+                    bytes: Some(text.len()),
+                })
+            }
+            None => Ok(ExportInfo {
+                session_id,
+                content: Some(text),
+                path: None,
+                bytes: None,
+            }),
+        }
+    }
+
+    pub fn fork(&self, node_id: Option<&str>) -> Result<ForkInfo, AppError> {
+        let forked = self.recorder()?.fork(&self.agent, node_id)?;
+        Ok(ForkInfo {
+            session_id: forked.id,
+            leaf_id: forked.leaf_id,
+            message_count: self.agent.messages().len(),
+        })
+    }
+
+    pub fn switch_session(&self, session_id: &str) -> Result<SwitchInfo, AppError> {
+        let switched = self.recorder()?.switch_session(&self.agent, session_id)?;
+        Ok(SwitchInfo {
+            session_id: switched.id,
+            title: switched.title,
+            leaf_id: switched.leaf_id,
+            message_count: self.agent.messages().len(),
+        })
+    }
+
+    pub fn list_sessions(&self, all: bool) -> Result<SessionsInfo, AppError> {
+        Ok(SessionsInfo {
+            sessions: self.recorder()?.list_sessions(all)?,
+        })
+    }
+
+    /// Asks again from the last user message of the branch (a sibling answer); the run starts
+    /// in the background.
+    pub fn regenerate(&self) -> Result<(RegenerateInfo, RunHandle), AppError> {
+        let user_node_id = self.recorder()?.regenerate(&self.agent)?;
+        let agent = self.agent.clone();
+        let run = tokio::spawn(async move { agent.continue_run().await });
+        Ok((RegenerateInfo { user_node_id }, run))
+    }
+
+    pub fn rename_session(&self, title: &str) -> Result<RenameInfo, AppError> {
+        let renamed = self.recorder()?.rename(title)?;
+        Ok(RenameInfo {
+            session_id: renamed.id,
+            title: renamed.title,
+        })
+    }
+
+    /// Sends `message` in place of the user message `node_id`: a sibling branch under the same
+    /// parent. The run starts in the background.
+    pub fn edit_message(&self, node_id: &str, message: String) -> Result<RunHandle, AppError> {
+        let recorder = self.recorder()?;
+        if recorder.node(node_id)?.kind != NodeKind::User {
+            return Err(AppError::NotAUserMessage(node_id.to_owned()));
+        }
+        recorder.navigate(&self.agent, node_id)?;
+        self.start_prompt(message, Vec::new())
+    }
+
+    /// Asks again for the answer `node_id` (`None`: the branch's last answer): the leaf moves
+    /// to the answer's parent and the model is asked from there, so the new answer is its
+    /// sibling. The run starts in the background.
+    pub fn regenerate_at(&self, node_id: Option<&str>) -> Result<RunHandle, AppError> {
+        let Some(node_id) = node_id else {
+            return self.regenerate().map(|(_, run)| run);
+        };
+        let recorder = self.recorder()?;
+        let answer = recorder.node(node_id)?;
+        let parent = match (answer.kind, answer.parent_id) {
+            (NodeKind::Assistant, Some(parent)) => parent,
+            _ => return Err(AppError::NotAnAnswer(node_id.to_owned())),
+        };
+        recorder.go_to(&self.agent, &parent)?;
+        let agent = self.agent.clone();
+        Ok(tokio::spawn(async move { agent.continue_run().await }))
+    }
+
+    /// Makes `node_id` the leaf (a search hit, a node chosen in a tree): the next prompt
+    /// continues from it.
+    pub fn go_to(&self, node_id: &str) -> Result<String, AppError> {
+        Ok(self.recorder()?.go_to(&self.agent, node_id)?)
+    }
+}

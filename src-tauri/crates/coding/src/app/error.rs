@@ -1,0 +1,103 @@
+//! [`AppError`]: everything the session API can refuse, with a stable [`AppError::code`] for
+//! front ends to branch on. Messages are neutral; each front end adds its own hint (the CLI
+//! names its flags, the desktop its buttons).
+
+use arbor_llm::catalog::CatalogError;
+use arbor_llm::LlmError;
+use arbor_store::StoreError;
+
+use super::project::ProjectError;
+use super::selection::SelectionError;
+use crate::compaction::CompactionError;
+use crate::export::{ImportError, UnknownExportOption, WriteError};
+use crate::{BuiltinToolsError, SessionsError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("cannot find the OS data folder: set ARBOR_DATA_DIR")]
+    NoDataDir,
+    #[error("loading the model catalogue: {0}")]
+    Catalog(#[source] CatalogError),
+    #[error(transparent)]
+    Selection(#[from] SelectionError),
+    #[error(transparent)]
+    Project(#[from] ProjectError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Sessions(#[from] SessionsError),
+    #[error(transparent)]
+    Compaction(#[from] CompactionError),
+    #[error(transparent)]
+    Tools(#[from] BuiltinToolsError),
+    #[error(transparent)]
+    Client(#[from] LlmError),
+    #[error(transparent)]
+    ExportOption(#[from] UnknownExportOption),
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    #[error("the agent is busy: steer it, queue a follow-up, or abort the run first")]
+    Busy,
+    #[error("this session is not stored")]
+    NotStored,
+    #[error("the session's event stream is not attached")]
+    NotAttached,
+    #[error("nothing to export yet: send a prompt first")]
+    NothingToExport,
+    #[error("no project is open")]
+    NoProject,
+    #[error("{0} is not an http or https link; only web links are opened")]
+    NotAWebLink(String),
+    #[error("{0} is not a user message: only user messages can be edited")]
+    NotAUserMessage(String),
+    #[error("{0} is not an answer of the model: only answers can be regenerated")]
+    NotAnAnswer(String),
+    #[error("a background task failed: {0}")]
+    Task(String),
+}
+
+impl AppError {
+    /// A stable, machine-readable code (snake_case).
+    pub fn code(&self) -> &'static str {
+        match self {
+            AppError::NoDataDir => "no_data_dir",
+            AppError::Catalog(_) => "catalog",
+            AppError::Selection(error) => error.code(),
+            AppError::Project(error) => error.code(),
+            AppError::Store(error) => store_code(error),
+            AppError::Sessions(SessionsError::Store(error)) => store_code(error),
+            AppError::Sessions(SessionsError::Busy) | AppError::Busy => "busy",
+            AppError::Sessions(SessionsError::NoSession) => "no_session",
+            AppError::Sessions(SessionsError::NothingToRegenerate) => "nothing_to_regenerate",
+            AppError::Sessions(SessionsError::Decode(_)) => "corrupt",
+            AppError::Compaction(CompactionError::Busy) => "busy",
+            AppError::Compaction(CompactionError::Aborted) => "aborted",
+            AppError::Compaction(CompactionError::NothingToCompact { .. }) => "nothing_to_compact",
+            AppError::Compaction(_) => "compaction",
+            AppError::Tools(_) => "unknown_tool",
+            AppError::Client(error) => error.class(),
+            AppError::ExportOption(error) => error.code(),
+            AppError::Write(_) => "io",
+            AppError::Import(_) => "invalid_import",
+            AppError::NotStored => "not_stored",
+            AppError::NotAttached => "not_attached",
+            AppError::NothingToExport => "no_session",
+            AppError::NoProject => "no_project",
+            AppError::NotAWebLink(_) => "invalid_link",
+            AppError::NotAUserMessage(_) | AppError::NotAnAnswer(_) => "invalid_node",
+            AppError::Task(_) => "internal",
+        }
+    }
+}
+
+fn store_code(error: &StoreError) -> &'static str {
+    match error {
+        StoreError::NotFound { .. } => "not_found",
+        StoreError::AmbiguousId { .. } | StoreError::InvalidId { .. } => "invalid_id",
+        StoreError::Busy { .. } => "store_busy",
+        StoreError::ReadOnly { .. } | StoreError::DataDir { .. } => "data_dir",
+        _ => "store",
+    }
+}

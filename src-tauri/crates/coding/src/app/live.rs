@@ -1,0 +1,272 @@
+//! [`LiveSession`]: one running conversation — the agent with its tools, the recorder that
+//! stores it, the compactor and request hook — and the **one** event stream a front end reads.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use arbor_agent::{Agent, AgentOptions, SubscriptionId};
+use arbor_llm::client::LlmClient;
+use arbor_llm::{RequestOptions, ThinkingLevel};
+use arbor_protocol::{AgentEvent, CodingEvent, SessionEvent};
+use arbor_store::Store;
+
+use super::selection::Selection;
+use super::AppError;
+use crate::{
+    build_system_prompt, builtin_tools, load_context_files, today_utc, BuiltinToolOptions,
+    CompactionSettings, Compactor, EventSink, SessionRecorder, SessionRequestHook,
+    SystemPromptOptions, Workspace,
+};
+
+/// How a session is set up.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// The project folder the tools work in.
+    pub cwd: PathBuf,
+    pub selection: Selection,
+    pub thinking: ThinkingLevel,
+    /// Built-in tools by name (see [`crate::DEFAULT_TOOLS`]); empty for none.
+    pub tools: Vec<String>,
+    /// Replaces the built-in system prompt.
+    pub system_prompt: Option<String>,
+    /// Added after the system prompt.
+    pub append_system_prompt: Option<String>,
+}
+
+/// Which stored session a live session starts on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionStart {
+    /// A new session, created by the first message.
+    New,
+    /// The project's most recently updated session (a new one when it has none).
+    Latest,
+    /// A given session (id or unique prefix).
+    Resume(String),
+}
+
+/// Where the stream goes; shared with the client's retry callback.
+type Sink = Arc<dyn Fn(&SessionEvent) + Send + Sync>;
+type SinkSlot = Arc<Mutex<Option<Sink>>>;
+
+/// A live conversation. Front ends call its commands and read its events through
+/// [`LiveSession::attach`]; nothing else wires listeners.
+pub struct LiveSession {
+    pub agent: Agent,
+    pub selection: Selection,
+    pub tool_names: Vec<String>,
+    pub cwd: PathBuf,
+    pub thinking: ThinkingLevel,
+    /// Persists the conversation; `None` when nothing is stored (the CLI's `--no-session`).
+    pub recorder: Option<SessionRecorder>,
+    /// Compacts the conversation (also the agent's request hook); set by [`LiveSession::attach`].
+    pub compactor: Option<Arc<Compactor>>,
+    workspace: Workspace,
+    client: LlmClient,
+    sink: SinkSlot,
+    subscription: Option<SubscriptionId>,
+}
+
+impl std::fmt::Debug for LiveSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveSession")
+            .field("cwd", &self.cwd)
+            .field("model", &self.selection.model_name())
+            .field("recorder", &self.recorder)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LiveSession {
+    /// Builds the agent for `config`: the model and key, the tools over the folder, the system
+    /// prompt with the project's context files. Nothing is stored until
+    /// [`LiveSession::connect_store`].
+    pub fn start(config: SessionConfig) -> Result<Self, AppError> {
+        let SessionConfig {
+            cwd,
+            selection,
+            thinking,
+            tools: names,
+            system_prompt,
+            append_system_prompt,
+        } = config;
+        let workspace = Workspace::new(&cwd);
+        let tools = builtin_tools(
+            &workspace,
+            &BuiltinToolOptions {
+                names: names.clone(),
+                accepts_images: selection.model.images,
+            },
+        )?;
+        let system_prompt = build_system_prompt(&SystemPromptOptions {
+            tools: names.clone(),
+            custom_prompt: system_prompt,
+            append: append_system_prompt,
+            context_files: load_context_files(&cwd),
+            date: today_utc(),
+            cwd: cwd.clone(),
+        });
+        let sink: SinkSlot = Default::default();
+        let retry_sink = sink.clone();
+        let client = LlmClient::new()?.on_retry(move |notice| {
+            let sink = retry_sink.lock().ok().and_then(|slot| slot.clone());
+            if let Some(sink) = sink {
+                sink(&SessionEvent::Coding(CodingEvent::RetryScheduled {
+                    attempt: notice.attempt,
+                    delay_ms: u64::try_from(notice.delay.as_millis()).unwrap_or(u64::MAX),
+                    error: notice.error.clone(),
+                }));
+            }
+        });
+        let options = AgentOptions::new(selection.model.clone())
+            .system_prompt(system_prompt)
+            .thinking_level(thinking)
+            .tools(tools)
+            .request_options(request_options(&selection));
+        Ok(Self {
+            agent: Agent::new(client.clone(), options),
+            selection,
+            tool_names: names,
+            cwd,
+            thinking,
+            recorder: None,
+            compactor: None,
+            workspace,
+            client,
+            sink,
+            subscription: None,
+        })
+    }
+
+    /// Stores the conversation in `store`, in the project of the session's folder, starting on
+    /// `start`'s session (its context loaded into the agent). Call before [`LiveSession::attach`].
+    pub fn connect_store(&mut self, store: Store, start: SessionStart) -> Result<(), AppError> {
+        let recorder = SessionRecorder::new(store, &self.cwd)?;
+        recorder.set_initial_model(&self.selection.model_name(), self.thinking.as_str());
+        match &start {
+            SessionStart::New => {}
+            SessionStart::Latest => {
+                recorder.continue_latest(&self.agent)?;
+            }
+            SessionStart::Resume(id) => {
+                recorder.switch_session(&self.agent, id)?;
+            }
+        }
+        if recorder.session_id().is_some() {
+            // A different model or thinking level than the session last used is a change.
+            recorder.record_model(&self.selection.model_name())?;
+            recorder.record_thinking_level(self.thinking.as_str())?;
+        }
+        self.recorder = Some(recorder);
+        Ok(())
+    }
+
+    /// Sends every event of this session to `sink`, as one stream: the agent's events, and the
+    /// coding events (stored nodes, storage errors, retries, compactions). Storing a message
+    /// happens in the same listener, right after its `message_end` is sent, so its
+    /// `node_appended` follows it by construction. Also installs the compactor and the request
+    /// hook. A second call replaces the first sink.
+    pub fn attach(&mut self, sink: impl Fn(&SessionEvent) + Send + Sync + 'static) {
+        self.detach();
+        let sink: Sink = Arc::new(sink);
+        if let Ok(mut slot) = self.sink.lock() {
+            *slot = Some(sink.clone());
+        }
+        let coding = sink.clone();
+        let coding_sink: EventSink =
+            Arc::new(move |event: &CodingEvent| coding(&SessionEvent::Coding(event.clone())));
+        if let Some(recorder) = &self.recorder {
+            recorder.set_sink(Some(coding_sink.clone()));
+        }
+        let recorder = self.recorder.clone();
+        let stream = sink.clone();
+        self.subscription = Some(self.agent.subscribe(move |event| {
+            stream(&SessionEvent::Agent(event.clone()));
+            if let (AgentEvent::MessageEnd { message }, Some(recorder)) = (event, &recorder) {
+                recorder.record_reported(message);
+            }
+        }));
+        let compactor = Arc::new(Compactor::new(
+            self.client.clone(),
+            CompactionSettings::default(),
+            self.recorder.clone(),
+        ));
+        compactor.set_sink(Some(coding_sink));
+        let hook = SessionRequestHook::new(compactor.clone(), self.client.retry_policy().clone());
+        self.agent.set_request_hook(Some(Arc::new(hook)));
+        self.compactor = Some(compactor);
+    }
+
+    /// Stops the stream and storing (so a writer the sink holds can finish).
+    pub fn detach(&mut self) {
+        if let Ok(mut slot) = self.sink.lock() {
+            *slot = None;
+        }
+        self.agent.set_request_hook(None);
+        if let Some(compactor) = self.compactor.take() {
+            compactor.set_sink(None);
+        }
+        if let Some(id) = self.subscription.take() {
+            self.agent.unsubscribe(id);
+        }
+        if let Some(recorder) = &self.recorder {
+            recorder.set_sink(None);
+        }
+    }
+
+    /// `provider/id` of the current model, as sessions record it.
+    pub fn model_name(&self) -> String {
+        self.selection.model_name()
+    }
+
+    /// Switches to `selection` for the next request: the model, its key, and the tools rebuilt
+    /// for it (an image-capable model gets a `read` that returns images); recorded in the
+    /// session.
+    pub fn set_model(&mut self, selection: Selection) -> Result<(), AppError> {
+        let tools = builtin_tools(
+            &self.workspace,
+            &BuiltinToolOptions {
+                names: self.tool_names.clone(),
+                accepts_images: selection.model.images,
+            },
+        )?;
+        self.agent.set_tools(tools);
+        self.agent.set_model(selection.model.clone());
+        self.agent.set_request_options(request_options(&selection));
+        self.selection = selection;
+        if let Some(recorder) = &self.recorder {
+            recorder.record_model(&self.selection.model_name())?;
+        }
+        Ok(())
+    }
+
+    /// Switches the thinking level for the next request; recorded in the session.
+    pub fn set_thinking_level(&mut self, level: ThinkingLevel) -> Result<(), AppError> {
+        self.agent.set_thinking_level(level);
+        self.thinking = level;
+        if let Some(recorder) = &self.recorder {
+            recorder.record_thinking_level(level.as_str())?;
+        }
+        Ok(())
+    }
+
+    /// The folder the tools work in.
+    pub fn workspace_root(&self) -> &Path {
+        &self.cwd
+    }
+
+    pub(crate) fn recorder(&self) -> Result<&SessionRecorder, AppError> {
+        self.recorder.as_ref().ok_or(AppError::NotStored)
+    }
+
+    pub(crate) fn compactor(&self) -> Result<Arc<Compactor>, AppError> {
+        self.compactor.clone().ok_or(AppError::NotAttached)
+    }
+}
+
+/// The request options a selection implies (the key, exposed only here).
+pub fn request_options(selection: &Selection) -> RequestOptions {
+    RequestOptions {
+        api_key: selection.api_key.as_ref().map(|key| key.expose().to_owned()),
+        ..RequestOptions::default()
+    }
+}

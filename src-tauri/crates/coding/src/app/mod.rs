@@ -1,0 +1,370 @@
+//! The one session API every front end drives: the desktop shell and each mode of the `arbor`
+//! CLI only adapt it (to Tauri commands and a channel, to terminal output, to JSON lines).
+//!
+//! Map:
+//! - [`ArborApp`] (this module): app-wide — the data folder (shared by desktop and CLI, so
+//!   both use one `arbor.db`), the model catalogue with `models.json`, where keys come from,
+//!   projects, session lists, search; it starts [`LiveSession`]s.
+//! - [`live`]: [`LiveSession`] — the agent with its tools, recorder, compactor and request
+//!   hook, and **one** event stream ([`arbor_protocol::SessionEvent`]) in which a message's
+//!   `node_appended` follows its `message_end` by construction; model and thinking changes.
+//! - [`commands`]: the session's command set (the CLI's RPC commands), answering with the
+//!   typed structs of [`responses`].
+//! - [`view`]: what a chat window shows — the current branch with node ids and siblings, and
+//!   the header's figures.
+//! - [`selection`]: resolving a model and its key; [`keys`]: [`ApiKey`], a key that never
+//!   prints; [`project`]: checking a folder before it becomes a project; [`data_dir`].
+//! - [`error`]: [`AppError`] with a stable `code()`.
+//!
+//! Store work of the app-wide calls is synchronous; async front ends run it through
+//! [`blocking`], off the runtime's worker threads.
+
+pub mod commands;
+pub mod data_dir;
+pub mod error;
+pub mod keys;
+pub mod live;
+pub mod project;
+pub mod responses;
+pub mod selection;
+pub mod view;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use arbor_llm::catalog::Catalog;
+use arbor_store::{SearchHit, SearchOptions, Store};
+use serde::Serialize;
+
+pub use data_dir::{resolve_data_dir, DATA_DIR_ENV};
+pub use error::AppError;
+pub use keys::{ApiKey, KeySource};
+pub use live::{request_options, LiveSession, SessionConfig, SessionStart};
+pub use project::{check_folder, ProjectError, ProjectFolder};
+pub use selection::{provider_key_source, select, ModelRequest, Selection, SelectionError};
+pub use view::{BranchEntry, SessionState, SessionView};
+
+/// Reads an environment variable (injected so tests do not depend on the process's).
+pub type EnvReader = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// A project as front ends show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProjectInfo {
+    /// The store's project id.
+    pub id: String,
+    pub name: String,
+    /// The canonical absolute path.
+    pub path: String,
+    pub is_git_repo: bool,
+}
+
+/// A project the user opened before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecentProject {
+    pub id: String,
+    pub name: String,
+    pub path: String,
+    /// Whether the folder is still there.
+    pub exists: bool,
+    /// Unix milliseconds.
+    pub last_opened_at: i64,
+}
+
+/// A provider and its models, for model pickers.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelGroup {
+    pub provider: String,
+    pub display_name: String,
+    /// `env`, `not_needed` or `missing`.
+    pub key: &'static str,
+    pub key_env: Option<String>,
+    pub models: Vec<ModelEntry>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelEntry {
+    pub id: String,
+    pub reasoning: bool,
+    pub images: bool,
+    pub context_window: u32,
+}
+
+/// A session in a project's list.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionListItem {
+    pub id: String,
+    pub title: String,
+    /// Unix milliseconds.
+    pub updated_at: i64,
+    pub message_count: u64,
+    pub cost: f64,
+}
+
+/// App-wide state: one per process.
+pub struct ArborApp {
+    data_dir: PathBuf,
+    catalog: Arc<Catalog>,
+    store: Mutex<Store>,
+    env: EnvReader,
+}
+
+impl std::fmt::Debug for ArborApp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArborApp")
+            .field("data_dir", &self.data_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ArborApp {
+    /// Opens the data folder (`explicit`, else `$ARBOR_DATA_DIR`, else the OS data folder):
+    /// its `arbor.db` and `models.json`. Keys are read from the process environment.
+    pub fn open(explicit: Option<&Path>) -> Result<Self, AppError> {
+        let data_dir = resolve_data_dir(explicit)?;
+        let catalog = Catalog::load(&data_dir).map_err(AppError::Catalog)?;
+        let store = Store::open(&data_dir)?;
+        Ok(Self {
+            data_dir,
+            catalog: Arc::new(catalog),
+            store: Mutex::new(store),
+            env: Arc::new(|name| std::env::var(name).ok()),
+        })
+    }
+
+    /// Reads keys through `env` instead of the process environment (tests).
+    pub fn with_env(mut self, env: EnvReader) -> Self {
+        self.env = env;
+        self
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    fn store(&self) -> std::sync::MutexGuard<'_, Store> {
+        self.store
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A connection of its own for a live session (SQLite in WAL mode: sessions of several
+    /// windows write side by side).
+    pub fn session_store(&self) -> Result<Store, AppError> {
+        Ok(Store::open(&self.data_dir)?)
+    }
+
+    /// Checks a folder and records it as a (recently opened) project.
+    pub fn open_project(&self, raw_path: &str) -> Result<ProjectInfo, AppError> {
+        let folder = check_folder(raw_path)?;
+        let project = self.store().open_project(Path::new(&folder.path), None)?;
+        Ok(ProjectInfo {
+            id: project.id,
+            name: folder.name,
+            path: folder.path,
+            is_git_repo: folder.is_git_repo,
+        })
+    }
+
+    /// Every project, most recently opened first, with whether its folder still exists.
+    pub fn recent_projects(&self) -> Result<Vec<RecentProject>, AppError> {
+        let mut projects = self.store().list_projects()?;
+        projects.sort_by(|a, b| b.last_opened_at.cmp(&a.last_opened_at));
+        Ok(projects
+            .into_iter()
+            .map(|project| {
+                let path = Path::new(&project.root);
+                RecentProject {
+                    name: path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| project.root.clone()),
+                    exists: path.is_dir(),
+                    id: project.id,
+                    path: project.root,
+                    last_opened_at: project.last_opened_at,
+                }
+            })
+            .collect())
+    }
+
+    /// Resolves a model request with this app's environment.
+    pub fn select(&self, request: &ModelRequest) -> Result<Selection, AppError> {
+        let env = self.env.clone();
+        Ok(select(&self.catalog, request, move |name| env(name))?)
+    }
+
+    /// The model a new window starts with: the one `preferred` names (`provider/id`, e.g. what
+    /// the project's last session used) when its key is at hand, else the catalogue default
+    /// when its key is at hand, else the first provider whose key is in the environment, else
+    /// the first `models.json` provider that needs no key, else the catalogue default without
+    /// a key (requests then fail with an authentication error that says which variable to set).
+    pub fn default_selection(&self, preferred: Option<&str>) -> Result<Selection, AppError> {
+        let try_model = |model: Option<&str>, provider: Option<&str>| {
+            self.select(&ModelRequest {
+                model: model.map(str::to_owned),
+                provider: provider.map(str::to_owned),
+                ..ModelRequest::default()
+            })
+            .ok()
+        };
+        if let Some(found) = preferred.and_then(|name| try_model(Some(name), None)) {
+            return Ok(found);
+        }
+        if let Some(found) = try_model(None, None) {
+            return Ok(found);
+        }
+        let builtin: HashSet<String> = Catalog::builtin()
+            .map(|c| c.providers().iter().map(|p| p.name.clone()).collect())
+            .unwrap_or_default();
+        let providers = self.catalog.providers();
+        let with_env_key = providers.iter().find(|p| {
+            p.api_key_env
+                .as_deref()
+                .is_some_and(|var| (self.env)(var).is_some_and(|v| !v.trim().is_empty()))
+        });
+        let keyless_custom = || {
+            providers
+                .iter()
+                .find(|p| p.api_key_env.is_none() && !builtin.contains(&p.name))
+        };
+        if let Some(found) = with_env_key
+            .or_else(keyless_custom)
+            .and_then(|p| try_model(None, Some(&p.name)))
+        {
+            return Ok(found);
+        }
+        let (model, catalogued) = self.catalog.resolve(None, None).map_err(AppError::Catalog)?;
+        let api_key_env = self
+            .catalog
+            .provider(&model.provider)
+            .map_err(AppError::Catalog)?
+            .api_key_env
+            .clone();
+        Ok(Selection {
+            model,
+            catalogued,
+            api_key: None,
+            api_key_env,
+        })
+    }
+
+    /// The catalogue by provider, each marked with where its key would come from.
+    pub fn model_groups(&self) -> Vec<ModelGroup> {
+        self.catalog
+            .providers()
+            .iter()
+            .map(|provider| {
+                let env = self.env.clone();
+                let source = provider_key_source(&self.catalog, &provider.name, move |n| env(n))
+                    .unwrap_or(KeySource::NotNeeded);
+                let key = match source {
+                    KeySource::Env { .. } | KeySource::Given => "env",
+                    KeySource::NotNeeded => "not_needed",
+                    KeySource::Missing { .. } => "missing",
+                };
+                ModelGroup {
+                    provider: provider.name.clone(),
+                    display_name: provider.display_name.clone(),
+                    key,
+                    key_env: provider.api_key_env.clone(),
+                    models: provider
+                        .models
+                        .iter()
+                        .map(|m| ModelEntry {
+                            id: m.id.clone(),
+                            reasoning: m.reasoning,
+                            images: m.images,
+                            context_window: m.context_window,
+                        })
+                        .collect(),
+                }
+            })
+            .collect()
+    }
+
+    /// The sessions of the project at `root`, most recent first, with message counts and cost.
+    pub fn project_sessions(&self, root: &Path) -> Result<Vec<SessionListItem>, AppError> {
+        let store = self.store();
+        let Some(project) = store.find_project(root)? else {
+            return Ok(Vec::new());
+        };
+        let stats = store.session_stats(&project.id)?;
+        Ok(store
+            .list_sessions(Some(&project.id), None)?
+            .into_iter()
+            .map(|summary| {
+                let figures = stats.get(&summary.session.id).copied().unwrap_or_default();
+                SessionListItem {
+                    id: summary.session.id,
+                    title: summary.session.title,
+                    updated_at: summary.session.updated_at,
+                    message_count: figures.message_count,
+                    cost: figures.cost,
+                }
+            })
+            .collect())
+    }
+
+    /// Full-text search over the messages of the project at `root`.
+    pub fn search(&self, root: &Path, query: &str) -> Result<Vec<SearchHit>, AppError> {
+        let store = self.store();
+        let Some(project) = store.find_project(root)? else {
+            return Ok(Vec::new());
+        };
+        Ok(store.search(
+            query,
+            &SearchOptions {
+                project_id: Some(project.id),
+                session_id: None,
+                limit: Some(50),
+            },
+        )?)
+    }
+
+    pub fn rename_session(&self, session_id: &str, title: &str) -> Result<(), AppError> {
+        self.store().rename_session(session_id, title)?;
+        Ok(())
+    }
+
+    pub fn delete_session(&self, session_id: &str) -> Result<(), AppError> {
+        self.store().delete_session(session_id)?;
+        Ok(())
+    }
+
+    /// The model the project's most recent session last used (`provider/id`).
+    pub fn last_model(&self, root: &Path) -> Result<Option<String>, AppError> {
+        let store = self.store();
+        let Some(project) = store.find_project(root)? else {
+            return Ok(None);
+        };
+        Ok(store.latest_session(&project.id)?.and_then(|s| s.model))
+    }
+
+    /// Starts a live session on `config`, stored in this app's database from `start`'s
+    /// session (`None`: not stored).
+    pub fn start_session(
+        &self,
+        config: SessionConfig,
+        start: Option<SessionStart>,
+    ) -> Result<LiveSession, AppError> {
+        let mut session = LiveSession::start(config)?;
+        if let Some(start) = start {
+            session.connect_store(self.session_store()?, start)?;
+        }
+        Ok(session)
+    }
+}
+
+/// Runs store work off the async runtime's worker threads.
+pub async fn blocking<R: Send + 'static>(
+    work: impl FnOnce() -> R + Send + 'static,
+) -> Result<R, AppError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| AppError::Task(error.to_string()))
+}

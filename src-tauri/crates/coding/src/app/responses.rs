@@ -1,0 +1,120 @@
+//! What the session commands answer, as typed structs. They serialize exactly as the RPC
+//! responses documented in `docs/rpc.md` (the CLI writes them as they are); the desktop shell
+//! returns them from its commands. They live here, not in `arbor-protocol`, because several
+//! carry the store's types (trees, session lists), which the protocol crate does not know.
+
+use std::path::PathBuf;
+
+use arbor_llm::LlmError;
+use arbor_store::{SessionSummary, SessionTree};
+use serde::Serialize;
+
+/// `get_state`.
+#[derive(Debug, Clone, Serialize)]
+pub struct StateInfo {
+    pub provider: String,
+    pub model: String,
+    pub api: String,
+    pub thinking_level: String,
+    pub is_streaming: bool,
+    pub message_count: usize,
+    pub pending_tool_calls: Vec<String>,
+    pub tools: Vec<String>,
+    pub cwd: String,
+    pub error: Option<LlmError>,
+}
+
+/// `abort`: how many queued messages were dropped.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct AbortInfo {
+    pub dropped_steering: usize,
+    pub dropped_follow_ups: usize,
+}
+
+/// `set_model`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelInfo {
+    pub provider: String,
+    pub model: String,
+}
+
+/// `get_tree`: `null` before the first message.
+#[derive(Debug, Clone, Serialize)]
+pub struct TreeInfo {
+    pub tree: Option<SessionTree>,
+}
+
+/// `navigate`.
+#[derive(Debug, Clone, Serialize)]
+pub struct NavigationInfo {
+    pub session_id: Option<String>,
+    pub leaf_id: Option<String>,
+    /// The text of a user message navigated to, handed back for editing.
+    pub editor_text: Option<String>,
+    pub message_count: usize,
+}
+
+/// `compact`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompactionInfo {
+    pub summary: String,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub node_id: Option<String>,
+    pub message_count: usize,
+}
+
+/// `label`.
+#[derive(Debug, Clone, Serialize)]
+pub struct LabelInfo {
+    pub node_id: String,
+    pub label: Option<String>,
+}
+
+/// `export`: the text, or where it was written.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExportInfo {
+    pub session_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<usize>,
+}
+
+/// `fork`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ForkInfo {
+    pub session_id: String,
+    pub leaf_id: Option<String>,
+    pub message_count: usize,
+}
+
+/// `switch_session`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SwitchInfo {
+    pub session_id: String,
+    pub title: String,
+    pub leaf_id: Option<String>,
+    pub message_count: usize,
+}
+
+/// `list_sessions`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionsInfo {
+    pub sessions: Vec<SessionSummary>,
+}
+
+/// `regenerate`: the user message the new answer will follow.
+#[derive(Debug, Clone, Serialize)]
+pub struct RegenerateInfo {
+    pub user_node_id: String,
+}
+
+/// `rename_session`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RenameInfo {
+    pub session_id: String,
+    pub title: String,
+}

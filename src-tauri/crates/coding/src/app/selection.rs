@@ -1,0 +1,230 @@
+//! Which model, endpoint and key a session uses: a [`ModelRequest`] resolved against the
+//! catalogue and the environment. Both front ends resolve models here, so a model change is
+//! one code path.
+
+use arbor_llm::catalog::{Catalog, CatalogError};
+use arbor_llm::{Api, Model};
+
+use super::keys::{ApiKey, KeySource};
+
+/// What a front end asks for; `None` fields take the catalogue's defaults.
+#[derive(Debug, Clone, Default)]
+pub struct ModelRequest {
+    pub provider: Option<String>,
+    /// A model id, or `PROVIDER/ID`.
+    pub model: Option<String>,
+    /// Overrides the wire protocol (with `base_url`, reaches any endpoint).
+    pub api: Option<Api>,
+    pub base_url: Option<String>,
+    /// A key given explicitly; wins over the environment.
+    pub api_key: Option<ApiKey>,
+}
+
+/// A resolved model plus what is needed to talk to it and to explain failures.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    pub model: Model,
+    /// Whether the catalogue lists the model (else limits are guesses and the cost is unknown).
+    pub catalogued: bool,
+    pub api_key: Option<ApiKey>,
+    /// The environment variable the provider's key is read from, for messages.
+    pub api_key_env: Option<String>,
+}
+
+impl Selection {
+    /// `provider/id`, as sessions record it.
+    pub fn model_name(&self) -> String {
+        format!("{}/{}", self.model.provider, self.model.id)
+    }
+
+    /// Where the key came from (never the key).
+    pub fn key_source(&self, given: bool) -> KeySource {
+        match (&self.api_key, &self.api_key_env) {
+            (Some(_), _) if given => KeySource::Given,
+            (Some(_), Some(variable)) => KeySource::Env {
+                variable: variable.clone(),
+            },
+            (Some(_), None) => KeySource::Given,
+            (None, _) => KeySource::NotNeeded,
+        }
+    }
+}
+
+/// Why a model cannot be used. The wording is neutral; front ends add their own hint (the CLI
+/// names `--api-key`).
+#[derive(Debug, thiserror::Error)]
+pub enum SelectionError {
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    #[error("{provider}: no API key. Set {env}")]
+    MissingKey { provider: String, env: String },
+}
+
+impl SelectionError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            SelectionError::Catalog(CatalogError::UnknownModel { .. }) => "unknown_model",
+            SelectionError::Catalog(CatalogError::UnknownProvider { .. }) => "unknown_provider",
+            SelectionError::Catalog(_) => "catalog",
+            SelectionError::MissingKey { .. } => "missing_key",
+        }
+    }
+}
+
+/// Where a provider's key would come from, before any model of it is chosen (model pickers).
+pub fn provider_key_source(
+    catalog: &Catalog,
+    provider: &str,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<KeySource, SelectionError> {
+    let variable = catalog.provider(provider)?.api_key_env.clone();
+    Ok(match variable {
+        None => KeySource::NotNeeded,
+        Some(variable) if env(&variable).is_some_and(|v| !v.trim().is_empty()) => {
+            KeySource::Env { variable }
+        }
+        Some(variable) => KeySource::Missing { variable },
+    })
+}
+
+/// Resolves `request` against the catalogue; `env` reads environment variables (injected so
+/// tests do not depend on the process environment).
+pub fn select(
+    catalog: &Catalog,
+    request: &ModelRequest,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Selection, SelectionError> {
+    let custom_endpoint = request.base_url.is_some();
+    let resolved = catalog.resolve(request.provider.as_deref(), request.model.as_deref());
+    let (mut model, catalogued, api_key_env) = match resolved {
+        Ok((model, catalogued)) => {
+            let env_name = catalog.provider(&model.provider)?.api_key_env.clone();
+            (model, catalogued, env_name)
+        }
+        // `api` with `base_url` reaches any endpoint, catalogued or not.
+        Err(CatalogError::UnknownModel { .. })
+            if custom_endpoint && request.api.is_some() && request.provider.is_none() =>
+        {
+            let id = request
+                .model
+                .clone()
+                .unwrap_or_else(|| "default".to_owned());
+            (custom_model(id), false, None)
+        }
+        Err(error) => return Err(error.into()),
+    };
+    if let Some(api) = request.api {
+        model.api = api;
+    }
+    if let Some(base_url) = &request.base_url {
+        model.base_url = base_url.trim_end_matches('/').to_owned();
+    }
+
+    let api_key = request
+        .api_key
+        .clone()
+        .or_else(|| api_key_env.as_deref().and_then(&env).and_then(ApiKey::new));
+    // A custom endpoint (a proxy, a local server) may need no key even for a known provider.
+    if api_key.is_none() && !custom_endpoint {
+        if let Some(env_name) = &api_key_env {
+            return Err(SelectionError::MissingKey {
+                provider: model.provider.clone(),
+                env: env_name.clone(),
+            });
+        }
+    }
+    Ok(Selection {
+        model,
+        catalogued,
+        api_key,
+        api_key_env,
+    })
+}
+
+fn custom_model(id: String) -> Model {
+    Model {
+        id,
+        provider: "custom".to_owned(),
+        api: Api::OpenAiCompletions,
+        base_url: String::new(),
+        reasoning: false,
+        images: false,
+        context_window: 128_000,
+        max_output_tokens: 8_192,
+        pricing: Default::default(),
+        compat: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn key_comes_from_the_request_or_the_providers_variable() {
+        let catalog = Catalog::builtin().unwrap();
+        let request = ModelRequest {
+            provider: Some("openai".into()),
+            ..ModelRequest::default()
+        };
+        let selection = select(&catalog, &request, |name| {
+            (name == "OPENAI_API_KEY").then(|| "sk-env".into())
+        })
+        .unwrap();
+        assert_eq!(selection.api_key.as_ref().map(ApiKey::expose), Some("sk-env"));
+        assert_eq!(
+            selection.key_source(false),
+            KeySource::Env {
+                variable: "OPENAI_API_KEY".into()
+            }
+        );
+        let request = ModelRequest {
+            api_key: ApiKey::new("sk-given"),
+            ..request
+        };
+        let selection = select(&catalog, &request, |_| Some("sk-env".into())).unwrap();
+        assert_eq!(selection.api_key.as_ref().map(ApiKey::expose), Some("sk-given"));
+    }
+
+    #[test]
+    fn a_missing_key_names_the_variable_neutrally() {
+        let catalog = Catalog::builtin().unwrap();
+        let request = ModelRequest {
+            model: Some("anthropic/claude-haiku-4-5".into()),
+            ..ModelRequest::default()
+        };
+        let error = select(&catalog, &request, no_env).unwrap_err();
+        assert_eq!(error.code(), "missing_key");
+        assert_eq!(error.to_string(), "anthropic: no API key. Set ANTHROPIC_API_KEY");
+        assert!(select(&catalog, &request, |_| Some("  ".into())).is_err());
+        assert_eq!(
+            provider_key_source(&catalog, "anthropic", no_env).unwrap(),
+            KeySource::Missing {
+                variable: "ANTHROPIC_API_KEY".into()
+            }
+        );
+        assert_eq!(
+            provider_key_source(&catalog, "ollama", no_env).unwrap(),
+            KeySource::NotNeeded
+        );
+    }
+
+    #[test]
+    fn api_and_base_url_reach_any_endpoint() {
+        let catalog = Catalog::builtin().unwrap();
+        let request = ModelRequest {
+            api: Some(Api::AnthropicMessages),
+            base_url: Some("http://127.0.0.1:9/".into()),
+            model: Some("my-model".into()),
+            ..ModelRequest::default()
+        };
+        let selection = select(&catalog, &request, no_env).unwrap();
+        assert_eq!(selection.model.api, Api::AnthropicMessages);
+        assert_eq!(selection.model.base_url, "http://127.0.0.1:9");
+        assert!(!selection.catalogued);
+    }
+}

@@ -1,0 +1,223 @@
+//! What a chat window shows of a live session: the current branch as entries with their node
+//! ids and siblings ([`SessionView`]), and the header's figures ([`SessionState`]).
+
+use std::collections::HashMap;
+
+use arbor_protocol::AgentMessage;
+use arbor_store::{NodeKind, Store};
+use serde::Serialize;
+
+use super::live::LiveSession;
+use super::AppError;
+use crate::compaction::tokens::context_tokens;
+use crate::sessions::node_to_message;
+
+/// The current branch of a session, root to leaf, and the session's state.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionView {
+    /// `None` before the first message of a new session.
+    pub session_id: Option<String>,
+    pub title: Option<String>,
+    pub entries: Vec<BranchEntry>,
+    pub state: SessionState,
+}
+
+/// One node on the current branch.
+#[derive(Debug, Clone, Serialize)]
+pub struct BranchEntry {
+    pub node_id: String,
+    pub parent_id: Option<String>,
+    pub kind: NodeKind,
+    /// The message (`None` for model and thinking-level markers).
+    pub message: Option<AgentMessage>,
+    pub aborted: bool,
+    pub label: Option<String>,
+    /// The children of this node's parent of the same kind, oldest first (this node among
+    /// them): the branches a `‹ 2/3 ›` switcher moves between.
+    pub sibling_ids: Vec<String>,
+    /// Compaction and branch-summary nodes: the summary text.
+    pub summary: Option<String>,
+    /// Compaction nodes: the context size before compacting.
+    pub tokens_before: Option<u64>,
+}
+
+/// The header of a chat: model, thinking level, streaming flag, context use and cost.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionState {
+    pub provider: String,
+    pub model: String,
+    pub api: String,
+    pub thinking_level: String,
+    /// Whether the model can reason (the thinking picker applies).
+    pub reasoning: bool,
+    /// Whether the model takes images.
+    pub images: bool,
+    pub is_streaming: bool,
+    pub message_count: usize,
+    pub tools: Vec<String>,
+    pub cwd: String,
+    /// The last run's error, as text.
+    pub error: Option<String>,
+    /// Estimated tokens of the conversation the next request sends.
+    pub context_tokens: u64,
+    pub context_window: u32,
+    /// US dollars spent in this session (every branch).
+    pub cost: f64,
+}
+
+impl LiveSession {
+    /// The header's figures.
+    pub fn session_state(&self) -> SessionState {
+        let state = self.agent.state();
+        let context = match &self.compactor {
+            Some(compactor) => compactor.context_tokens(&state.messages),
+            None => context_tokens(&state.messages, 0),
+        };
+        let cost = self
+            .recorder
+            .as_ref()
+            .and_then(|recorder| {
+                let session = recorder.session_id()?;
+                let project = recorder.project().id;
+                recorder
+                    .with_store(|store| store.session_stats(&project))
+                    .ok()?
+                    .get(&session)
+                    .map(|stats| stats.cost)
+            })
+            .unwrap_or(0.0);
+        SessionState {
+            provider: state.model.provider.clone(),
+            model: state.model.id.clone(),
+            api: state.model.api.as_str().to_owned(),
+            thinking_level: state.thinking_level.as_str().to_owned(),
+            reasoning: state.model.reasoning,
+            images: state.model.images,
+            is_streaming: state.is_streaming,
+            message_count: state.messages.len(),
+            tools: self.tool_names.clone(),
+            cwd: self.cwd.display().to_string(),
+            error: state.error.as_ref().map(ToString::to_string),
+            context_tokens: context,
+            context_window: state.model.context_window,
+            cost,
+        }
+    }
+
+    /// The current branch with its siblings, and the state.
+    pub fn view(&self) -> Result<SessionView, AppError> {
+        let state = self.session_state();
+        let Some(recorder) = &self.recorder else {
+            return Ok(SessionView {
+                session_id: None,
+                title: None,
+                entries: Vec::new(),
+                state,
+            });
+        };
+        let Some(session) = recorder.session()? else {
+            return Ok(SessionView {
+                session_id: None,
+                title: None,
+                entries: Vec::new(),
+                state,
+            });
+        };
+        let entries = recorder.with_store(|store| branch_entries(store, &session.id))?;
+        Ok(SessionView {
+            session_id: Some(session.id),
+            title: Some(session.title),
+            entries,
+            state,
+        })
+    }
+
+    /// Moves to the most recent leaf under `node_id` (a sibling a switcher chose) and loads
+    /// that branch; the next prompt continues from there.
+    pub fn open_branch(&self, node_id: &str) -> Result<SessionView, AppError> {
+        let recorder = self.recorder()?;
+        let session_id = recorder.session_id().ok_or(AppError::NothingToExport)?;
+        let leaf = recorder.with_store(|store| newest_leaf_under(store, &session_id, node_id))?;
+        recorder.navigate(&self.agent, &leaf)?;
+        self.view()
+    }
+}
+
+fn branch_entries(store: &Store, session_id: &str) -> Result<Vec<BranchEntry>, AppError> {
+    let tree = store.session_tree(session_id)?;
+    let Some(leaf) = tree.session.leaf_id.as_deref() else {
+        return Ok(Vec::new());
+    };
+    let mut children: HashMap<Option<&str>, Vec<(&str, NodeKind)>> = HashMap::new();
+    let mut labels = HashMap::new();
+    for node in &tree.nodes {
+        children
+            .entry(node.parent_id.as_deref())
+            .or_default()
+            .push((node.id.as_str(), node.kind));
+        labels.insert(node.id.as_str(), node.label.clone());
+    }
+    let path = store.path_to(session_id, leaf)?;
+    let mut entries = Vec::with_capacity(path.len());
+    for node in path {
+        let sibling_ids = children
+            .get(&node.parent_id.as_deref())
+            .map(|list| {
+                list.iter()
+                    .filter(|(_, kind)| *kind == node.kind)
+                    .map(|(id, _)| (*id).to_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let summary = matches!(node.kind, NodeKind::Compaction | NodeKind::BranchSummary)
+            .then(|| node.text.clone());
+        entries.push(BranchEntry {
+            message: node_to_message(&node).map_err(arbor_store::StoreError::from)?,
+            label: labels.get(node.id.as_str()).cloned().flatten(),
+            sibling_ids,
+            summary,
+            tokens_before: node.tokens_before,
+            aborted: node.aborted,
+            kind: node.kind,
+            parent_id: node.parent_id,
+            node_id: node.id,
+        });
+    }
+    Ok(entries)
+}
+
+/// The most recently created leaf in the subtree of `node_id` (the node itself if it has no
+/// children).
+fn newest_leaf_under(store: &Store, session_id: &str, node_id: &str) -> Result<String, AppError> {
+    let start = store.resolve_node_id(session_id, node_id)?;
+    let tree = store.session_tree(session_id)?;
+    let mut children: HashMap<&str, Vec<&arbor_store::TreeNode>> = HashMap::new();
+    for node in &tree.nodes {
+        if let Some(parent) = node.parent_id.as_deref() {
+            children.entry(parent).or_default().push(node);
+        }
+    }
+    // Depth-first over the subtree; the newest leaf wins (ties: the later in store order).
+    let mut best: Option<(i64, usize, &str)> = None;
+    let order: HashMap<&str, usize> = tree
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.id.as_str(), i))
+        .collect();
+    let mut stack = vec![start.as_str()];
+    while let Some(id) = stack.pop() {
+        match children.get(id) {
+            Some(kids) if !kids.is_empty() => stack.extend(kids.iter().map(|k| k.id.as_str())),
+            _ => {
+                let node = tree.nodes.get(order.get(id).copied().unwrap_or(0));
+                let created = node.map_or(0, |n| n.created_at);
+                let rank = (created, order.get(id).copied().unwrap_or(0), id);
+                if best.is_none_or(|b| (rank.0, rank.1) > (b.0, b.1)) {
+                    best = Some(rank);
+                }
+            }
+        }
+    }
+    Ok(best.map_or(start.clone(), |(_, _, id)| id.to_owned()))
+}

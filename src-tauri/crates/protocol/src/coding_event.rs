@@ -1,0 +1,77 @@
+//! Events of the coding layer (storage, retries, compaction), sent beside the agent's events.
+
+use serde::{Deserialize, Serialize};
+
+use crate::event::AgentEvent;
+
+/// Why a compaction ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionReason {
+    /// The context passed the window minus the reserve.
+    Threshold,
+    /// The provider said the context does not fit.
+    Overflow,
+    /// The user asked (`/compact`, RPC `compact`).
+    Manual,
+}
+
+/// Events of the coding layer, sent to front ends beside the agent's events. Serialized flat
+/// with a snake_case `"type"`, like [`AgentEvent`], so both share one stream.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum CodingEvent {
+    /// A node was stored (after the message's `message_end`, or a model/thinking change).
+    NodeAppended {
+        node_id: String,
+        parent_id: Option<String>,
+        session_id: String,
+    },
+    /// Storing failed; the conversation goes on in memory only for that message.
+    StoreError { message: String },
+    /// A request failed with a transient error (rate limit, overload, network) before its
+    /// answer started, and will be sent again after `delay_ms`. `attempt` counts from 1.
+    RetryScheduled {
+        attempt: u32,
+        delay_ms: u64,
+        error: arbor_llm::LlmError,
+    },
+    /// A compaction began: the older part of the conversation is being summarised.
+    CompactionStart { reason: CompactionReason },
+    /// A compaction ended. On success `summary`, `tokens_after` and (when the session is
+    /// stored) `node_id` of the compaction node are set; otherwise `error` says why not.
+    CompactionEnd {
+        reason: CompactionReason,
+        tokens_before: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tokens_after: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        node_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+}
+
+/// The one stream a live session sends its front end: every agent event and every coding
+/// event, flat (each tagged by its own `"type"`). A stored message's `node_appended` always
+/// follows its `message_end`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SessionEvent {
+    Agent(AgentEvent),
+    Coding(CodingEvent),
+}
+
+impl From<AgentEvent> for SessionEvent {
+    fn from(event: AgentEvent) -> Self {
+        SessionEvent::Agent(event)
+    }
+}
+
+impl From<CodingEvent> for SessionEvent {
+    fn from(event: CodingEvent) -> Self {
+        SessionEvent::Coding(event)
+    }
+}

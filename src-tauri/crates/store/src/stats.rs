@@ -1,0 +1,40 @@
+//! Per-session figures for session lists: how many messages, what they cost.
+
+use std::collections::HashMap;
+
+use crate::{Result, Store};
+
+/// What a session list shows beside a session's title.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct SessionStats {
+    /// User and assistant messages in the whole tree (tool results and markers not counted).
+    pub message_count: u64,
+    /// The sum of `usage.cost.total` (US dollars) over every node of the tree.
+    pub cost: f64,
+}
+
+impl Store {
+    /// [`SessionStats`] of every session of a project, by session id, in one query.
+    pub fn session_stats(&self, project_id: &str) -> Result<HashMap<String, SessionStats>> {
+        self.read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT s.id,
+                        count(n.id) FILTER (WHERE n.kind IN ('user', 'assistant')),
+                        coalesce(sum(json_extract(n.usage, '$.cost.total')), 0.0)
+                 FROM sessions s LEFT JOIN nodes n ON n.session_id = s.id
+                 WHERE s.project_id = ?1
+                 GROUP BY s.id",
+            )?;
+            let rows = stmt.query_map([project_id], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    SessionStats {
+                        message_count: r.get(1)?,
+                        cost: r.get(2)?,
+                    },
+                ))
+            })?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+}

@@ -1,0 +1,280 @@
+//! Tauri commands of a window's chat: each a few lines over `arbor_coding::app::LiveSession`.
+//! A session's events reach the window through the `tauri::ipc::Channel` it passed to
+//! `start_session`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use arbor_coding::app::{
+    blocking, AppError, LiveSession, ModelGroup, ModelRequest, SessionConfig, SessionListItem,
+    SessionStart, SessionState, SessionView,
+};
+use arbor_coding::DEFAULT_TOOLS;
+use arbor_llm::{ImageContent, ThinkingLevel};
+use arbor_protocol::SessionEvent;
+use arbor_store::SearchHit;
+use tauri::ipc::Channel;
+use tauri::{State, Window};
+use tokio::sync::RwLock;
+
+use crate::error::CommandError;
+use crate::state::{DesktopState, SharedSession};
+
+type Result<T> = std::result::Result<T, CommandError>;
+
+/// Opens the window's chat on a session (`None`: the project's most recent one, at its leaf)
+/// and streams its events into `events` until the next `start_session`.
+#[tauri::command]
+pub async fn start_session(
+    window: Window,
+    state: State<'_, DesktopState>,
+    session_id: Option<String>,
+    events: Channel<SessionEvent>,
+) -> Result<SessionView> {
+    let label = window.label().to_owned();
+    let project = state.project(&label)?;
+    let arbor = state.app()?;
+    if let Ok(previous) = state.session(&label) {
+        let mut previous = previous.write().await;
+        previous.abort();
+        previous.agent.wait_for_idle().await;
+        previous.detach();
+    }
+    let session = blocking(move || {
+        let root = PathBuf::from(&project.path);
+        let preferred = arbor.last_model(&root)?;
+        let selection = arbor.default_selection(preferred.as_deref())?;
+        let config = SessionConfig {
+            cwd: root,
+            selection,
+            thinking: ThinkingLevel::Off,
+            tools: DEFAULT_TOOLS.iter().map(|t| (*t).to_owned()).collect(),
+            system_prompt: None,
+            append_system_prompt: None,
+        };
+        let start = session_id.map_or(SessionStart::Latest, SessionStart::Resume);
+        let mut session = arbor.start_session(config, Some(start))?;
+        session.attach(move |event| {
+            // A closed window drops the channel; the run goes on and is stored regardless.
+            let _ = events.send(event.clone());
+        });
+        let view = session.view()?;
+        Ok::<_, AppError>((session, view))
+    })
+    .await??;
+    let (session, view) = session;
+    state.windows().entry(label).or_default().session = Some(Arc::new(RwLock::new(session)));
+    Ok(view)
+}
+
+/// Runs `work` on the window's session off the async runtime's threads.
+async fn with_session<R: Send + 'static>(
+    state: &State<'_, DesktopState>,
+    window: &Window,
+    work: impl FnOnce(&LiveSession) -> std::result::Result<R, AppError> + Send + 'static,
+) -> Result<R> {
+    let session = state.session(window.label())?;
+    let live = session.read_owned().await;
+    Ok(blocking(move || work(&live)).await??)
+}
+
+async fn with_session_mut<R: Send + 'static>(
+    session: SharedSession,
+    work: impl FnOnce(&mut LiveSession) -> std::result::Result<R, AppError> + Send + 'static,
+) -> Result<R> {
+    let mut live = session.write_owned().await;
+    Ok(blocking(move || work(&mut live)).await??)
+}
+
+#[tauri::command]
+pub async fn session_view(window: Window, state: State<'_, DesktopState>) -> Result<SessionView> {
+    with_session(&state, &window, |s| s.view()).await
+}
+
+#[tauri::command]
+pub async fn prompt(
+    window: Window,
+    state: State<'_, DesktopState>,
+    message: String,
+    images: Vec<ImageContent>,
+) -> Result<()> {
+    let session = state.session(window.label())?;
+    let live = session.read().await;
+    live.start_prompt(message, images)?;
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn steer(window: Window, state: State<'_, DesktopState>, message: String) -> Result<()> {
+    state.session(window.label())?.read().await.steer(message);
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn follow_up(
+    window: Window,
+    state: State<'_, DesktopState>,
+    message: String,
+) -> Result<()> {
+    state.session(window.label())?.read().await.follow_up(message);
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn abort(window: Window, state: State<'_, DesktopState>) -> Result<()> {
+    state.session(window.label())?.read().await.abort();
+    Ok(())
+}
+
+/// Sends an edited user message as a sibling branch of `node_id`.
+#[tauri::command]
+pub async fn edit_message(
+    window: Window,
+    state: State<'_, DesktopState>,
+    node_id: String,
+    message: String,
+) -> Result<()> {
+    let session = state.session(window.label())?;
+    let live = session.read_owned().await;
+    blocking(move || live.edit_message(&node_id, message).map(drop)).await??;
+    Ok(())
+}
+
+/// Asks again for the answer `node_id` (`None`: the branch's last answer); a sibling answer.
+#[tauri::command]
+pub async fn regenerate(
+    window: Window,
+    state: State<'_, DesktopState>,
+    node_id: Option<String>,
+) -> Result<()> {
+    let session = state.session(window.label())?;
+    let live = session.read_owned().await;
+    blocking(move || live.regenerate_at(node_id.as_deref()).map(drop)).await??;
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn open_branch(
+    window: Window,
+    state: State<'_, DesktopState>,
+    node_id: String,
+) -> Result<SessionView> {
+    with_session(&state, &window, move |s| s.open_branch(&node_id)).await
+}
+
+#[tauri::command]
+pub async fn set_model(
+    window: Window,
+    state: State<'_, DesktopState>,
+    provider: String,
+    model: String,
+) -> Result<SessionState> {
+    let arbor = state.app()?;
+    let session = state.session(window.label())?;
+    with_session_mut(session, move |s| {
+        let selection = arbor.select(&ModelRequest {
+            provider: Some(provider),
+            model: Some(model),
+            ..ModelRequest::default()
+        })?;
+        s.set_model(selection)?;
+        Ok(s.session_state())
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn set_thinking_level(
+    window: Window,
+    state: State<'_, DesktopState>,
+    level: ThinkingLevel,
+) -> Result<SessionState> {
+    let session = state.session(window.label())?;
+    with_session_mut(session, move |s| {
+        s.set_thinking_level(level)?;
+        Ok(s.session_state())
+    })
+    .await
+}
+
+#[tauri::command]
+pub fn list_models(state: State<'_, DesktopState>) -> Result<Vec<ModelGroup>> {
+    Ok(state.app()?.model_groups())
+}
+
+#[tauri::command]
+pub async fn list_sessions(
+    window: Window,
+    state: State<'_, DesktopState>,
+) -> Result<Vec<SessionListItem>> {
+    let root = PathBuf::from(state.project(window.label())?.path);
+    let arbor = state.app()?;
+    Ok(blocking(move || arbor.project_sessions(&root)).await??)
+}
+
+#[tauri::command]
+pub async fn new_session(window: Window, state: State<'_, DesktopState>) -> Result<SessionView> {
+    with_session(&state, &window, |s| {
+        s.new_session()?;
+        s.view()
+    })
+    .await
+}
+
+/// Makes a stored session current (at `node_id` when given, e.g. a search hit).
+#[tauri::command]
+pub async fn switch_session(
+    window: Window,
+    state: State<'_, DesktopState>,
+    session_id: String,
+    node_id: Option<String>,
+) -> Result<SessionView> {
+    with_session(&state, &window, move |s| {
+        s.switch_session(&session_id)?;
+        if let Some(node) = node_id {
+            s.go_to(&node)?;
+        }
+        s.view()
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn rename_session(
+    state: State<'_, DesktopState>,
+    session_id: String,
+    title: String,
+) -> Result<()> {
+    let arbor = state.app()?;
+    Ok(blocking(move || arbor.rename_session(&session_id, &title)).await??)
+}
+
+#[tauri::command]
+pub async fn delete_session(
+    window: Window,
+    state: State<'_, DesktopState>,
+    session_id: String,
+) -> Result<()> {
+    let arbor = state.app()?;
+    let session = state.session(window.label()).ok();
+    if let Some(session) = &session {
+        let live = session.read().await;
+        let current = live.recorder.as_ref().and_then(|r| r.session_id());
+        if current.as_deref() == Some(session_id.as_str()) {
+            // Deleting the open chat: start a new one in its place first.
+            live.new_session()?;
+        }
+    }
+    Ok(blocking(move || arbor.delete_session(&session_id)).await??)
+}
+
+#[tauri::command]
+pub async fn search_sessions(
+    window: Window,
+    state: State<'_, DesktopState>,
+    query: String,
+) -> Result<Vec<SearchHit>> {
+    let root = PathBuf::from(state.project(window.label())?.path);
+    let arbor = state.app()?;
+    Ok(blocking(move || arbor.search(&root, &query)).await??)
+}

@@ -1,0 +1,83 @@
+//! What the shell keeps per process and per window: the session API's app object, and for each
+//! window its project and live session. No agent logic lives here.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use arbor_coding::app::{ArborApp, LiveSession, ProjectInfo};
+use tokio::sync::RwLock;
+
+use crate::error::CommandError;
+
+/// A window's live session, shared by the commands of that window.
+pub type SharedSession = Arc<RwLock<LiveSession>>;
+
+#[derive(Default)]
+pub struct WindowState {
+    pub project: Option<ProjectInfo>,
+    pub session: Option<SharedSession>,
+}
+
+pub struct DesktopState {
+    app: Result<Arc<ArborApp>, (&'static str, String)>,
+    windows: Mutex<HashMap<String, WindowState>>,
+    next_window: Mutex<u32>,
+}
+
+impl DesktopState {
+    /// Opens the data folder; a failure is kept and reported by every command instead of
+    /// crashing the app.
+    pub fn open() -> Self {
+        let app = ArborApp::open(None)
+            .map(Arc::new)
+            .map_err(|error| (error.code(), error.to_string()));
+        Self {
+            app,
+            windows: Mutex::new(HashMap::new()),
+            next_window: Mutex::new(1),
+        }
+    }
+
+    pub fn app(&self) -> Result<Arc<ArborApp>, CommandError> {
+        self.app
+            .clone()
+            .map_err(|(code, message)| CommandError::Startup { code, message })
+    }
+
+    pub fn windows(&self) -> MutexGuard<'_, HashMap<String, WindowState>> {
+        self.windows
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub fn project(&self, window: &str) -> Result<ProjectInfo, CommandError> {
+        self.windows()
+            .get(window)
+            .and_then(|state| state.project.clone())
+            .ok_or(CommandError::NoProject)
+    }
+
+    pub fn session(&self, window: &str) -> Result<SharedSession, CommandError> {
+        self.windows()
+            .get(window)
+            .and_then(|state| state.session.clone())
+            .ok_or(CommandError::NoSession)
+    }
+
+    /// The window that has `path` open, if any.
+    pub fn window_of(&self, path: &str) -> Option<String> {
+        self.windows()
+            .iter()
+            .find(|(_, state)| state.project.as_ref().is_some_and(|p| p.path == path))
+            .map(|(label, _)| label.clone())
+    }
+
+    pub fn next_window_label(&self) -> String {
+        let mut next = self
+            .next_window
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        *next += 1;
+        format!("project-{next}")
+    }
+}
