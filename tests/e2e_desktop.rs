@@ -7,57 +7,20 @@
 
 mod support;
 
-use std::time::Duration;
-
 use anyhow::{ensure, Context, Result};
-use fantoccini::{Client, Locator};
+use fantoccini::Locator;
 
 use support::desktop::DesktopSession;
-
-const WAIT: Duration = Duration::from_secs(30);
-
-async fn text_of(client: &Client, css: &str) -> Result<String> {
-    let element = client
-        .wait()
-        .at_most(WAIT)
-        .for_element(Locator::Css(css))
-        .await
-        .with_context(|| format!("waiting for {css}"))?;
-    Ok(element.text().await?)
-}
-
-async fn wait_for_text(client: &Client, css: &str, wanted: &str) -> Result<String> {
-    let deadline = std::time::Instant::now() + WAIT;
-    loop {
-        let text = text_of(client, css).await?;
-        if text.contains(wanted) {
-            return Ok(text);
-        }
-        ensure!(
-            std::time::Instant::now() < deadline,
-            "{css} shows {text:?}, expected it to contain {wanted:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-async fn type_path_and_open(client: &Client, path: &str) -> Result<()> {
-    let input = client
-        .find(Locator::Css("[data-testid=path-input]"))
-        .await?;
-    input.clear().await?;
-    input.send_keys(path).await?;
-    client
-        .find(Locator::Css("[data-testid=open-path]"))
-        .await?
-        .click()
-        .await?;
-    Ok(())
-}
+use support::ui::{text_of, type_path_and_open, wait_for_text, WAIT};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn empty_state_opens_a_project_through_rust_and_shows_it() -> Result<()> {
-    let session = DesktopSession::start(env!("CARGO_BIN_EXE_arbor-desktop")).await?;
+    let data = tempfile::tempdir()?;
+    let session = DesktopSession::start(
+        env!("CARGO_BIN_EXE_arbor-desktop"),
+        &[("ARBOR_DATA_DIR", data.path().as_os_str())],
+    )
+    .await?;
     let outcome = open_a_project(&session).await;
     if outcome.is_err() {
         session.save_failure_artifacts("open-a-project").await;

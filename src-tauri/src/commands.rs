@@ -66,7 +66,11 @@ pub async fn open_project(
         });
     }
     let new_label = state.next_window_label();
-    state.windows().entry(new_label.clone()).or_default().project = Some(project.clone());
+    state
+        .windows()
+        .entry(new_label.clone())
+        .or_default()
+        .project = Some(project.clone());
     let built = WebviewWindowBuilder::new(&app, &new_label, WebviewUrl::App("index.html".into()))
         .title(format!("{} — Arbor", project.name))
         .inner_size(1200.0, 800.0)

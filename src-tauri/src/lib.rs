@@ -60,7 +60,11 @@ pub fn run() -> Result<(), tauri::Error> {
 /// stored, marked aborted; then the window closes.
 fn close_window(window: &tauri::Window, api: &tauri::CloseRequestApi) {
     let state = window.state::<state::DesktopState>();
-    let Some(session) = state.windows().remove(window.label()).and_then(|w| w.session) else {
+    let Some(session) = state
+        .windows()
+        .remove(window.label())
+        .and_then(|w| w.session)
+    else {
         return;
     };
     api.prevent_close();

@@ -116,7 +116,11 @@ pub async fn follow_up(
     state: State<'_, DesktopState>,
     message: String,
 ) -> Result<()> {
-    state.session(window.label())?.read().await.follow_up(message);
+    state
+        .session(window.label())?
+        .read()
+        .await
+        .follow_up(message);
     Ok(())
 }
 

@@ -21,7 +21,9 @@ pub struct DesktopSession {
 }
 
 impl DesktopSession {
-    pub async fn start(app: &str) -> Result<Self> {
+    /// Starts the app with `env` added to its environment (through tauri-driver, which starts
+    /// it): every test gives it its own `ARBOR_DATA_DIR`, so no test touches the user's data.
+    pub async fn start(app: &str, env: &[(&str, &std::ffi::OsStr)]) -> Result<Self> {
         let tauri_driver = find_executable("tauri-driver").context(
             "tauri-driver is not installed: run `npm test` once (scripts/setup.sh installs it), \
              or `cargo install tauri-driver --locked`",
@@ -50,6 +52,7 @@ impl DesktopSession {
             .arg("--native-driver")
             .arg(native_driver)
             .env("DISPLAY", &display_name)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())

@@ -3,3 +3,4 @@
 pub mod desktop;
 pub mod image;
 pub mod process;
+pub mod ui;

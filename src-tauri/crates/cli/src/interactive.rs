@@ -24,8 +24,8 @@ use tokio::sync::mpsc;
 use crate::render::{Renderer, Style};
 use crate::rpc_mode::ModelResolver;
 use crate::session;
-use arbor_coding::app::LiveSession;
 use crate::{args::ModelArgs, selection};
+use arbor_coding::app::LiveSession;
 use arbor_protocol::{AgentEvent, SessionEvent};
 
 const HELP: &str = "Commands:
@@ -366,15 +366,13 @@ fn slash_command(
     match name {
         "quit" | "exit" | "q" => return false,
         "help" => say(out, HELP),
-        "new" => {
-            match session.new_session() {
-                Ok(()) => say(out, "(new conversation)"),
-                Err(error) => say(
-                    out,
-                    &format!("{error}: press Ctrl+C to abort the run first"),
-                ),
-            }
-        }
+        "new" => match session.new_session() {
+            Ok(()) => say(out, "(new conversation)"),
+            Err(error) => say(
+                out,
+                &format!("{error}: press Ctrl+C to abort the run first"),
+            ),
+        },
         "compact" => crate::interactive_tree::compact(argument, session, out),
         "tree" | "goto" | "regenerate" | "fork" | "name" | "sessions" | "resume" | "label"
         | "export" => match &session.recorder {

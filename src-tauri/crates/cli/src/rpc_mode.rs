@@ -99,7 +99,15 @@ pub async fn run(mut session: LiveSession, resolver: ModelResolver) -> anyhow::R
                 task.cancel();
             }
         }
-        let answer = handle(&session, &resolver, &reply, envelope.command, &mut runs, &mut side_task).await;
+        let answer = handle(
+            &session,
+            &resolver,
+            &reply,
+            envelope.command,
+            &mut runs,
+            &mut side_task,
+        )
+        .await;
         if let Some(result) = answer {
             reply.send(result);
         }
@@ -150,7 +158,8 @@ async fn handle(
         let writer = reply.writer.clone();
         tokio::spawn(async move {
             if let Ok(Err(error)) = run.await {
-                writer.send(&json!({"type": "error", "command": kind, "message": error.to_string()}));
+                writer
+                    .send(&json!({"type": "error", "command": kind, "message": error.to_string()}));
             }
         })
     };
@@ -181,12 +190,12 @@ async fn handle(
                 model: Some(model),
                 ..resolver.base.clone()
             };
-            let selection =
-                match selection::select(&resolver.catalog, &args, |name| std::env::var(name).ok())
-                {
-                    Ok(selection) => selection,
-                    Err(error) => return Some(Err(error.to_string())),
-                };
+            let selection = match selection::select(&resolver.catalog, &args, |name| {
+                std::env::var(name).ok()
+            }) {
+                Ok(selection) => selection,
+                Err(error) => return Some(Err(error.to_string())),
+            };
             let answer = json!({"provider": selection.model.provider, "model": selection.model.id});
             let mut live = session.write().await;
             live.set_model(selection)
@@ -233,7 +242,12 @@ async fn handle(
             format,
             scope,
             path,
-        } => data(export(&live, format.as_deref(), scope.as_deref(), path.as_deref())),
+        } => data(export(
+            &live,
+            format.as_deref(),
+            scope.as_deref(),
+            path.as_deref(),
+        )),
         Command::Fork { node_id } => data(live.fork(node_id.as_deref())),
         Command::SwitchSession { session_id } => data(live.switch_session(&session_id)),
         Command::ListSessions { all } => data(live.list_sessions(all)),

@@ -64,8 +64,20 @@
 //! | `set_model` | `model`, `provider?` | switch model for the next request |
 //! | `set_thinking_level` | `level` (`off`…`high`) | switch thinking level for the next request |
 //! | `new_session` | — | start an empty conversation |
+//! | `get_tree` | — | the stored session's tree |
+//! | `navigate` | `node_id`, `summarize?` | go to a node (a user message comes back for editing); with `summarize`, a summary of the branch left behind |
+//! | `compact` | `focus?` | summarise the older conversation now |
+//! | `export` | `format?`, `scope?`, `path?` | the session as Markdown, JSONL or HTML |
+//! | `label` | `node_id`, `label?` | label a node (none removes it) |
+//! | `fork` | `node_id?` | copy the path to a node into a new session |
+//! | `switch_session` | `session_id` | make a stored session current |
+//! | `list_sessions` | `all?` | the project's (or every) session |
+//! | `regenerate` | — | ask again from the branch's last user message |
+//! | `rename_session` | `title` | rename the current session |
 //!
-//! A [`CommandEnvelope`] adds an optional `id` (RPC clients match responses by it).
+//! What each answers is documented in `docs/rpc.md` and typed in `arbor_coding::app::responses`.
+//! A [`CommandEnvelope`] adds an optional `id` (RPC clients match responses by it; any JSON
+//! value).
 //! Tests snapshot one serialized example of every event and command (`tests/snapshots/`).
 
 pub mod coding_event;

@@ -224,8 +224,7 @@ fn commands_parse_from_the_json_lines_front_ends_send() {
         assert_eq!(envelope.command, Command::GetTree);
         assert_eq!(envelope.id.unwrap_or(json!(null)), id);
     }
-    let navigate: Command =
-        serde_json::from_str(r#"{"type":"navigate","node_id":"ab"}"#).unwrap();
+    let navigate: Command = serde_json::from_str(r#"{"type":"navigate","node_id":"ab"}"#).unwrap();
     assert_eq!(
         navigate,
         Command::Navigate {

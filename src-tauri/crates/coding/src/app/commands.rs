@@ -78,10 +78,7 @@ impl LiveSession {
     pub fn new_session(&self) -> Result<(), AppError> {
         match &self.recorder {
             Some(recorder) => recorder.new_session(&self.agent)?,
-            None => self
-                .agent
-                .clear_messages()
-                .map_err(|_| AppError::Busy)?,
+            None => self.agent.clear_messages().map_err(|_| AppError::Busy)?,
         }
         Ok(())
     }
@@ -143,9 +140,7 @@ impl LiveSession {
         let id = self.recorder()?.label(node_id, label)?;
         Ok(LabelInfo {
             node_id: id,
-            label: label
-                .filter(|l| !l.trim().is_empty())
-                .map(str::to_owned),
+            label: label.filter(|l| !l.trim().is_empty()).map(str::to_owned),
         })
     }
 
@@ -160,7 +155,8 @@ impl LiveSession {
         let recorder = self.recorder()?;
         let session_id = recorder.session_id().ok_or(AppError::NothingToExport)?;
         let scope = scope.unwrap_or_else(|| ExportScope::default_for(format));
-        let text = recorder.with_store(|store| export_session(store, &session_id, scope, format))?;
+        let text =
+            recorder.with_store(|store| export_session(store, &session_id, scope, format))?;
         match path {
             Some(path) => {
                 crate::export::write_atomically(path, &text)?;

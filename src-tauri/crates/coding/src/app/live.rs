@@ -266,7 +266,10 @@ impl LiveSession {
 /// The request options a selection implies (the key, exposed only here).
 pub fn request_options(selection: &Selection) -> RequestOptions {
     RequestOptions {
-        api_key: selection.api_key.as_ref().map(|key| key.expose().to_owned()),
+        api_key: selection
+            .api_key
+            .as_ref()
+            .map(|key| key.expose().to_owned()),
         ..RequestOptions::default()
     }
 }

@@ -238,7 +238,10 @@ impl ArborApp {
         {
             return Ok(found);
         }
-        let (model, catalogued) = self.catalog.resolve(None, None).map_err(AppError::Catalog)?;
+        let (model, catalogued) = self
+            .catalog
+            .resolve(None, None)
+            .map_err(AppError::Catalog)?;
         let api_key_env = self
             .catalog
             .provider(&model.provider)

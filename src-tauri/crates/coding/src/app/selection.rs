@@ -175,7 +175,10 @@ mod tests {
             (name == "OPENAI_API_KEY").then(|| "sk-env".into())
         })
         .unwrap();
-        assert_eq!(selection.api_key.as_ref().map(ApiKey::expose), Some("sk-env"));
+        assert_eq!(
+            selection.api_key.as_ref().map(ApiKey::expose),
+            Some("sk-env")
+        );
         assert_eq!(
             selection.key_source(false),
             KeySource::Env {
@@ -187,7 +190,10 @@ mod tests {
             ..request
         };
         let selection = select(&catalog, &request, |_| Some("sk-env".into())).unwrap();
-        assert_eq!(selection.api_key.as_ref().map(ApiKey::expose), Some("sk-given"));
+        assert_eq!(
+            selection.api_key.as_ref().map(ApiKey::expose),
+            Some("sk-given")
+        );
     }
 
     #[test]
@@ -199,7 +205,10 @@ mod tests {
         };
         let error = select(&catalog, &request, no_env).unwrap_err();
         assert_eq!(error.code(), "missing_key");
-        assert_eq!(error.to_string(), "anthropic: no API key. Set ANTHROPIC_API_KEY");
+        assert_eq!(
+            error.to_string(),
+            "anthropic: no API key. Set ANTHROPIC_API_KEY"
+        );
         assert!(select(&catalog, &request, |_| Some("  ".into())).is_err());
         assert_eq!(
             provider_key_source(&catalog, "anthropic", no_env).unwrap(),
