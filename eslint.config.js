@@ -7,7 +7,16 @@ import ts from 'typescript-eslint';
 export default defineConfig(
   {
     // The UI and the root JS configs are linted here; Rust, build output and dependencies are not.
-    ignores: ['**/node_modules/', '**/dist/', 'target/', 'src-tauri/', 'tests/', 'scripts/'],
+    ignores: [
+      '**/node_modules/',
+      '**/dist/',
+      'target/',
+      'src-tauri/',
+      'tests/',
+      'scripts/',
+      // Generated from the Rust wire types (tests/wire_types.rs).
+      'ui/src/ipc/generated/',
+    ],
   },
   js.configs.recommended,
   ts.configs.recommended,

@@ -8,7 +8,7 @@ use arbor_coding::app::{blocking, AppError, ProjectInfo, RecentProject};
 use crate::error::CommandError;
 use crate::state::DesktopState;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 pub struct AppInfo {
     name: &'static str,
     version: &'static str,
@@ -23,10 +23,10 @@ pub fn app_info() -> AppInfo {
 }
 
 /// Where a project opened: in the asking window, or in another (new or already open) one.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 pub struct OpenedProject {
     project: ProjectInfo,
-    /// `this` or `other`.
+    #[ts(type = "'this' | 'other'")]
     window: &'static str,
 }
 

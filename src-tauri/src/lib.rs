@@ -13,6 +13,7 @@ mod error;
 mod session_commands;
 mod state;
 
+pub use commands::{AppInfo, OpenedProject};
 pub use error::CommandError;
 
 use tauri::{Manager, WindowEvent};

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Why a request failed. Serializable so it can travel inside [`crate::AssistantEvent::Error`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LlmError {
     #[error("authentication failed: {message}. Check the API key for this provider (its environment variable or --api-key)")]
@@ -14,6 +14,7 @@ pub enum LlmError {
         message: String,
         /// The wait the server asked for (`Retry-After`, Gemini `RetryInfo`), in milliseconds.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional = nullable)]
         retry_after_ms: Option<u64>,
     },
 
@@ -23,6 +24,7 @@ pub enum LlmError {
     #[error("the provider is overloaded or failing{}: {message}. Try again in a moment or switch to another model", status_suffix(*.status))]
     Overloaded {
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional = nullable)]
         status: Option<u16>,
         message: String,
     },
@@ -33,6 +35,7 @@ pub enum LlmError {
     #[error("the provider rejected the request{}: {message}. Check the model id, base URL and options for this provider", status_suffix(*.status))]
     InvalidRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional = nullable)]
         status: Option<u16>,
         message: String,
     },

@@ -13,7 +13,7 @@ use crate::types::{
 
 /// One step of a streamed assistant message. `content_index` points into
 /// [`AssistantMessage::content`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AssistantEvent {
     /// A (new) response begins; `message` is the empty partial message. A second `start` in one

@@ -35,7 +35,7 @@ pub struct Model {
 }
 
 /// How thoroughly the model should think.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ThinkingLevel {
     #[default]

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 pub type JsonObject = Map<String, Value>;
 
 /// The wire protocol ("API") a model is reached through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 pub enum Api {
     /// OpenAI Chat Completions, and every OpenAI-compatible server.
     #[serde(rename = "openai-completions")]
@@ -68,15 +68,17 @@ impl std::str::FromStr for Api {
 }
 
 /// Plain text.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ts_rs::TS)]
 pub struct TextContent {
     pub text: String,
     /// Opaque provider data to send back with this text: a Gemini `thoughtSignature` carried on a
     /// text part, or the OpenAI Responses message item id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub signature: Option<String>,
     /// OpenAI Responses message phase (`commentary` or `final_answer`), replayed as received.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub phase: Option<String>,
 }
 
@@ -90,7 +92,7 @@ impl TextContent {
 }
 
 /// A base64-encoded image.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ImageContent {
     /// Base64 without a `data:` prefix.
     pub data: String,
@@ -99,7 +101,7 @@ pub struct ImageContent {
 }
 
 /// Model reasoning. Providers need the opaque parts back, unchanged, to accept it on a later turn.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ts_rs::TS)]
 pub struct ThinkingContent {
     /// Human-readable reasoning (or its summary); may be empty when only an encrypted form exists.
     pub thinking: String,
@@ -108,6 +110,7 @@ pub struct ThinkingContent {
     /// (JSON, with its `encrypted_content`), or for OpenAI-compatible servers the name of the
     /// delta field the reasoning arrived in (`reasoning_content`, `reasoning`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub signature: Option<String>,
     /// Anthropic `redacted_thinking`: no readable text, the encrypted payload is in `signature`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -115,7 +118,7 @@ pub struct ThinkingContent {
 }
 
 /// A request from the model to run a tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolCall {
     /// Provider call id (generated when the provider sends none, as Gemini usually does).
     pub id: String,
@@ -124,14 +127,16 @@ pub struct ToolCall {
     pub arguments: JsonObject,
     /// Gemini `thoughtSignature` that arrived on the function-call part.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub thought_signature: Option<String>,
     /// OpenAI Responses `function_call` item id (`fc_…`), needed to replay reasoning items.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub item_id: Option<String>,
 }
 
 /// Content a user (or a tool result) can carry.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum UserContent {
     Text(TextContent),
@@ -139,7 +144,7 @@ pub enum UserContent {
 }
 
 /// Content an assistant message can carry.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AssistantContent {
     Text(TextContent),
@@ -148,7 +153,7 @@ pub enum AssistantContent {
 }
 
 /// Why the model stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// A natural end of the answer.
@@ -168,7 +173,7 @@ pub enum StopReason {
 ///
 /// `input` counts only the uncached prompt tokens, so that `input + cache_read + cache_write` is
 /// the whole prompt for every provider and each count can be priced on its own.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, ts_rs::TS)]
 pub struct Usage {
     pub input: u64,
     /// Includes reasoning tokens.
@@ -212,7 +217,7 @@ pub struct Pricing {
 }
 
 /// The price of a message in US dollars.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, ts_rs::TS)]
 pub struct Cost {
     pub input: f64,
     pub output: f64,
@@ -222,7 +227,7 @@ pub struct Cost {
 }
 
 /// A message written by the user.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct UserMessage {
     pub content: Vec<UserContent>,
 }
@@ -236,7 +241,7 @@ impl UserMessage {
 }
 
 /// A message produced by a model (complete, or partial while streaming).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct AssistantMessage {
     pub content: Vec<AssistantContent>,
     /// The protocol, provider and model that produced it; replaying opaque data (signatures,
@@ -246,11 +251,13 @@ pub struct AssistantMessage {
     pub model: String,
     /// The provider's id for this response, when it sends one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub response_id: Option<String>,
     pub usage: Usage,
     pub stop_reason: StopReason,
     /// Set when `stop_reason` is `error` or `aborted`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub error_message: Option<String>,
 }
 
@@ -298,7 +305,7 @@ impl AssistantMessage {
 }
 
 /// The outcome of a tool call, sent back to the model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolResultMessage {
     pub tool_call_id: String,
     pub tool_name: String,
@@ -307,6 +314,7 @@ pub struct ToolResultMessage {
     pub is_error: bool,
     /// Structured data for user interfaces (diffs, logs…); never sent to the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub details: Option<Value>,
 }
 

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::event::AgentEvent;
 
 /// Why a compaction ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum CompactionReason {
     /// The context passed the window minus the reserve.
@@ -18,7 +18,7 @@ pub enum CompactionReason {
 
 /// Events of the coding layer, sent to front ends beside the agent's events. Serialized flat
 /// with a snake_case `"type"`, like [`AgentEvent`], so both share one stream.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum CodingEvent {
     /// A node was stored (after the message's `message_end`, or a model/thinking change).
@@ -44,12 +44,16 @@ pub enum CodingEvent {
         reason: CompactionReason,
         tokens_before: u64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional = nullable)]
         tokens_after: Option<u64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional = nullable)]
         summary: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional = nullable)]
         node_id: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional = nullable)]
         error: Option<String>,
     },
 }
@@ -57,7 +61,7 @@ pub enum CodingEvent {
 /// The one stream a live session sends its front end: every agent event and every coding
 /// event, flat (each tagged by its own `"type"`). A stored message's `node_appended` always
 /// follows its `message_end`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(untagged)]
 pub enum SessionEvent {
     Agent(AgentEvent),

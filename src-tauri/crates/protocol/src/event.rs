@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::message::AgentMessage;
 
 /// One step of an agent run. See the crate docs for the order they come in.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
     /// A run begins (a prompt, or a continuation).
@@ -57,6 +57,7 @@ pub enum AgentEvent {
         messages: Vec<AgentMessage>,
         status: RunStatus,
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional = nullable)]
         error: Option<LlmError>,
     },
 }
@@ -80,12 +81,13 @@ impl AgentEvent {
 }
 
 /// What a tool call produced, as a UI shows it.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolResult {
     /// What the model reads.
     pub content: Vec<UserContent>,
     /// Structured data for UIs only (diffs, exit codes…).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
     pub details: Option<Value>,
 }
 
@@ -99,7 +101,7 @@ impl From<&ToolResultMessage> for ToolResult {
 }
 
 /// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// The model finished (stop reason `stop`, or `length`: a cut-off answer ends cleanly too).

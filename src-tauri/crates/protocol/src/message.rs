@@ -11,7 +11,7 @@ use serde_json::Value;
 /// [`AgentMessage::Custom`] holds what the app wants in the history without the model seeing it
 /// as is (a compaction summary, a notice…); the agent's message transformer decides what, if
 /// anything, of it reaches the model (by default: nothing).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "role", rename_all = "snake_case")]
 pub enum AgentMessage {
     User(UserMessage),
@@ -21,7 +21,7 @@ pub enum AgentMessage {
 }
 
 /// An app-defined message: `kind` names it, `data` is the app's own payload.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CustomMessage {
     pub kind: String,
     #[serde(default)]

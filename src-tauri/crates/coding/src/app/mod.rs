@@ -49,7 +49,7 @@ pub use view::{BranchEntry, SessionState, SessionView};
 pub type EnvReader = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// A project as front ends show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ProjectInfo {
     /// The store's project id.
     pub id: String,
@@ -60,7 +60,7 @@ pub struct ProjectInfo {
 }
 
 /// A project the user opened before.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct RecentProject {
     pub id: String,
     pub name: String,
@@ -72,17 +72,17 @@ pub struct RecentProject {
 }
 
 /// A provider and its models, for model pickers.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct ModelGroup {
     pub provider: String,
     pub display_name: String,
-    /// `env`, `not_needed` or `missing`.
+    #[ts(type = "'env' | 'not_needed' | 'missing'")]
     pub key: &'static str,
     pub key_env: Option<String>,
     pub models: Vec<ModelEntry>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct ModelEntry {
     pub id: String,
     pub reasoning: bool,
@@ -91,7 +91,7 @@ pub struct ModelEntry {
 }
 
 /// A session in a project's list.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct SessionListItem {
     pub id: String,
     pub title: String,
@@ -173,7 +173,7 @@ impl ArborApp {
     /// Every project, most recently opened first, with whether its folder still exists.
     pub fn recent_projects(&self) -> Result<Vec<RecentProject>, AppError> {
         let mut projects = self.store().list_projects()?;
-        projects.sort_by(|a, b| b.last_opened_at.cmp(&a.last_opened_at));
+        projects.sort_by_key(|p| std::cmp::Reverse(p.last_opened_at));
         Ok(projects
             .into_iter()
             .map(|project| {

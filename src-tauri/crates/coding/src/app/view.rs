@@ -13,7 +13,7 @@ use crate::compaction::tokens::context_tokens;
 use crate::sessions::node_to_message;
 
 /// The current branch of a session, root to leaf, and the session's state.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct SessionView {
     /// `None` before the first message of a new session.
     pub session_id: Option<String>,
@@ -23,7 +23,7 @@ pub struct SessionView {
 }
 
 /// One node on the current branch.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct BranchEntry {
     pub node_id: String,
     pub parent_id: Option<String>,
@@ -42,7 +42,7 @@ pub struct BranchEntry {
 }
 
 /// The header of a chat: model, thinking level, streaming flag, context use and cost.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct SessionState {
     pub provider: String,
     pub model: String,
