@@ -5,9 +5,11 @@
 //! - `commands`: the app and its windows (open a project, recent projects, links).
 //! - `session_commands`: a window's chat (start a session and stream its events over a
 //!   `Channel`, prompt, abort, edit, regenerate, branches, models, session list, search).
+//! - `channel`: a session's events to its window over a `Channel`, deltas coalesced per frame.
 //! - `state`: the app object and each window's project and live session.
 //! - `error`: `CommandError`, serialised as `{code, message}`.
 
+mod channel;
 mod commands;
 mod error;
 mod session_commands;

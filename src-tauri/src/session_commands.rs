@@ -54,10 +54,7 @@ pub async fn start_session(
         };
         let start = session_id.map_or(SessionStart::Latest, SessionStart::Resume);
         let mut session = arbor.start_session(config, Some(start))?;
-        session.attach(move |event| {
-            // A closed window drops the channel; the run goes on and is stored regardless.
-            let _ = events.send(event.clone());
-        });
+        session.attach(crate::channel::forward(events));
         let view = session.view()?;
         Ok::<_, AppError>((session, view))
     })

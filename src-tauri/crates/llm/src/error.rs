@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LlmError {
-    #[error("authentication failed: {message}. Check the API key for this provider (its environment variable or --api-key)")]
+    #[error("authentication failed: {message}. Check the API key for this provider")]
     Authentication { message: String },
 
     #[error("rate limited: {message}. {}", wait_advice(*.retry_after_ms))]
