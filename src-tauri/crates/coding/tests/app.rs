@@ -93,6 +93,11 @@ async fn run(session: &LiveSession, prompt: &str) -> RunStatus {
     outcome.status
 }
 
+fn answer_text(view: &SessionView, entry: usize) -> String {
+    let message = view.entries[entry].message.as_ref().unwrap();
+    message.as_assistant().unwrap().text()
+}
+
 fn kinds(view: &SessionView) -> Vec<NodeKind> {
     view.entries.iter().map(|e| e.kind).collect()
 }
@@ -256,30 +261,12 @@ async fn edits_and_regenerations_are_siblings_the_view_can_switch_between() {
     assert_eq!(view.entries[0].sibling_ids.len(), 2);
     assert_eq!(view.entries[0].sibling_ids[0], user_id);
     assert_ne!(view.entries[0].node_id, user_id);
-    assert_eq!(
-        view.entries[1]
-            .message
-            .as_ref()
-            .unwrap()
-            .as_assistant()
-            .unwrap()
-            .text(),
-        "Answer to the edit."
-    );
+    assert_eq!(answer_text(&view, 1), "Answer to the edit.");
 
     // Back to the first branch, at its leaf.
     let old = session.open_branch(&user_id).unwrap();
     assert_eq!(old.entries[0].node_id, user_id);
-    assert_eq!(
-        old.entries[1]
-            .message
-            .as_ref()
-            .unwrap()
-            .as_assistant()
-            .unwrap()
-            .text(),
-        "First answer."
-    );
+    assert_eq!(answer_text(&old, 1), "First answer.");
 
     // Regenerating that answer makes a sibling answer under the same user message.
     let answer_id = old.entries[1].node_id.clone();

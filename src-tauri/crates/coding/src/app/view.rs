@@ -107,15 +107,12 @@ impl LiveSession {
     /// The current branch with its siblings, and the state.
     pub fn view(&self) -> Result<SessionView, AppError> {
         let state = self.session_state();
-        let Some(recorder) = &self.recorder else {
-            return Ok(SessionView {
-                session_id: None,
-                title: None,
-                entries: Vec::new(),
-                state,
-            });
+        let session = match &self.recorder {
+            Some(recorder) => recorder.session()?.map(|s| (recorder, s)),
+            None => None,
         };
-        let Some(session) = recorder.session()? else {
+        let Some((recorder, session)) = session else {
+            // Not stored, or a new session before its first message.
             return Ok(SessionView {
                 session_id: None,
                 title: None,
