@@ -95,6 +95,8 @@ fn size(event: &SessionEvent) -> usize {
     }
 }
 
+// Lives for one call on the stack; boxing would allocate per delta for nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, PartialEq)]
 enum Merged {
     Into(SessionEvent),

@@ -86,6 +86,25 @@ pub async fn open_project(
     })
 }
 
+/// `arbor-desktop PATH`: the first window starts on that folder (a bad path leaves it on the
+/// start view, where opening it again shows the error).
+pub fn open_at_launch(app: &AppHandle, path: &str) {
+    let state = app.state::<DesktopState>();
+    let Ok(arbor) = state.app() else {
+        return;
+    };
+    if let Ok(project) = arbor.open_project(path) {
+        if let Some(window) = app.get_webview_window("main") {
+            let _ = window.set_title(&format!("{} — Arbor", project.name));
+        }
+        state
+            .windows()
+            .entry("main".to_owned())
+            .or_default()
+            .project = Some(project);
+    }
+}
+
 /// The project of this window (a window opened for a project asks on start).
 #[tauri::command]
 pub fn current_project(window: Window, state: State<'_, DesktopState>) -> Option<ProjectInfo> {

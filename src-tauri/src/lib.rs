@@ -26,6 +26,13 @@ pub fn run() -> Result<(), tauri::Error> {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .manage(state::DesktopState::open())
+        .setup(|app| {
+            // `arbor-desktop PATH` opens that folder in the first window.
+            if let Some(path) = std::env::args().nth(1) {
+                commands::open_at_launch(app.handle(), &path);
+            }
+            Ok(())
+        })
         .on_window_event(|window, event| {
             if let WindowEvent::CloseRequested { api, .. } = event {
                 close_window(window, api);

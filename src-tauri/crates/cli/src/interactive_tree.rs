@@ -47,10 +47,10 @@ pub(crate) fn compact(focus: &str, session: &LiveSession, out: &Console) {
 
 /// `/export [markdown|jsonl|html] [FILE]`: the session to FILE (default
 /// `arbor-SESSION.EXT` in the working folder), written atomically.
-fn export(recorder: &SessionRecorder, argument: &str) -> Result<String, String> {
+fn export(recorder: &SessionRecorder, argument: &str) -> anyhow::Result<String> {
     let session = recorder
         .session_id()
-        .ok_or("nothing to export yet: send a prompt first")?;
+        .ok_or_else(|| anyhow::anyhow!("nothing to export yet: send a prompt first"))?;
     let mut words = argument.split_whitespace();
     let mut format = ExportFormat::Markdown;
     let mut file = None;
@@ -61,13 +61,11 @@ fn export(recorder: &SessionRecorder, argument: &str) -> Result<String, String> 
         }
     }
     let scope = ExportScope::default_for(format);
-    let text = recorder
-        .with_store(|store| export_session(store, &session, scope, format))
-        .map_err(|error| error.to_string())?;
+    let text = recorder.with_store(|store| export_session(store, &session, scope, format))?;
     let extension = format.extension();
     let short = session.get(..8).unwrap_or(&session);
     let path = file.unwrap_or_else(|| PathBuf::from(format!("arbor-{short}.{extension}")));
-    arbor_coding::export::write_atomically(&path, &text).map_err(|error| error.to_string())?;
+    arbor_coding::export::write_atomically(&path, &text)?;
     Ok(format!("(exported to {})", path.display()))
 }
 
@@ -80,88 +78,88 @@ pub(crate) fn session_command(
     agent: &Agent,
     out: &Console,
 ) {
-    let result: Result<String, String> = (|| {
-        let e = |error: arbor_coding::SessionsError| error.to_string();
-        match name {
-            "tree" => Ok(match recorder.tree().map_err(e)? {
-                Some(tree) => crate::stored::render_tree(&tree).trim_end().to_owned(),
-                None => "(no messages yet)".to_owned(),
-            }),
-            "goto" if argument.is_empty() => {
-                Err("usage: /goto NODE [--summary] (ids from /tree)".into())
-            }
-            "goto" if argument.ends_with("--summary") => {
-                let node = argument.trim_end_matches("--summary").trim().to_owned();
-                let compactor = compactor.ok_or("compaction is not set up")?;
-                let (agent, task) = (agent.clone(), out.clone());
-                let cancel = out.start_task();
-                out.run_in_background(async move {
-                    let navigation =
-                        navigate_with_summary(&compactor, &agent, &node, true, &cancel).await?;
-                    say(&task, &describe_navigation(&navigation));
-                    Ok::<_, CompactionError>(())
-                });
-                Ok("(summarising the branch you leave…)".to_owned())
-            }
-            "goto" => {
-                let navigation = recorder.navigate(agent, argument).map_err(e)?;
-                Ok(describe_navigation(&navigation))
-            }
-            "label" if argument.is_empty() => Err("usage: /label NODE [TEXT]".into()),
-            "label" => {
-                let (node, text) = argument
-                    .split_once(' ')
-                    .map(|(n, t)| (n, Some(t.trim())))
-                    .unwrap_or((argument, None));
-                let id = recorder.label(node, text).map_err(e)?;
-                Ok(match text.filter(|t| !t.is_empty()) {
-                    Some(text) => format!("(labelled {id}: {text})"),
-                    None => format!("(label removed from {id})"),
-                })
-            }
-            "export" => export(recorder, argument),
-            "regenerate" => {
-                recorder.regenerate(agent).map_err(e)?;
-                let agent = agent.clone();
-                out.run_in_background(async move { agent.continue_run().await });
-                Ok("(regenerating)".to_owned())
-            }
-            "fork" => {
-                let node = (!argument.is_empty()).then_some(argument);
-                let session = recorder.fork(agent, node).map_err(e)?;
-                Ok(format!("(forked into session {})", session.id))
-            }
-            "name" if argument.is_empty() => Err("usage: /name TITLE".into()),
-            "name" => {
-                let session = recorder.rename(argument).map_err(e)?;
-                Ok(format!("(session renamed: {})", session.title))
-            }
-            "sessions" => {
-                let mut text = Vec::new();
-                let sessions = recorder.list_sessions(false).map_err(e)?;
-                for s in sessions {
-                    text.push(format!(
-                        "{}  {}  {}",
-                        s.session.id,
-                        crate::stored::format_time(s.session.updated_at),
-                        s.session.title
-                    ));
-                }
-                Ok(if text.is_empty() {
-                    "(no sessions)".to_owned()
-                } else {
-                    text.join("\n")
-                })
-            }
-            "resume" if argument.is_empty() => Err("usage: /resume ID (ids from /sessions)".into()),
-            "resume" => {
-                let session = recorder.switch_session(agent, argument).map_err(e)?;
-                Ok(format!("(resumed {}: {})", session.id, session.title))
-            }
-            _ => Err(format!("unknown command /{name}")),
+    let result: anyhow::Result<String> = (|| match name {
+        "tree" => Ok(match recorder.tree()? {
+            Some(tree) => crate::stored::render_tree(&tree).trim_end().to_owned(),
+            None => "(no messages yet)".to_owned(),
+        }),
+        "goto" if argument.is_empty() => Err(anyhow::anyhow!(
+            "usage: /goto NODE [--summary] (ids from /tree)"
+        )),
+        "goto" if argument.ends_with("--summary") => {
+            let node = argument.trim_end_matches("--summary").trim().to_owned();
+            let compactor = compactor.ok_or_else(|| anyhow::anyhow!("compaction is not set up"))?;
+            let (agent, task) = (agent.clone(), out.clone());
+            let cancel = out.start_task();
+            out.run_in_background(async move {
+                let navigation =
+                    navigate_with_summary(&compactor, &agent, &node, true, &cancel).await?;
+                say(&task, &describe_navigation(&navigation));
+                Ok::<_, CompactionError>(())
+            });
+            Ok("(summarising the branch you leave…)".to_owned())
         }
+        "goto" => {
+            let navigation = recorder.navigate(agent, argument)?;
+            Ok(describe_navigation(&navigation))
+        }
+        "label" if argument.is_empty() => Err(anyhow::anyhow!("usage: /label NODE [TEXT]")),
+        "label" => {
+            let (node, text) = argument
+                .split_once(' ')
+                .map(|(n, t)| (n, Some(t.trim())))
+                .unwrap_or((argument, None));
+            let id = recorder.label(node, text)?;
+            Ok(match text.filter(|t| !t.is_empty()) {
+                Some(text) => format!("(labelled {id}: {text})"),
+                None => format!("(label removed from {id})"),
+            })
+        }
+        "export" => export(recorder, argument),
+        "regenerate" => {
+            recorder.regenerate(agent)?;
+            let agent = agent.clone();
+            out.run_in_background(async move { agent.continue_run().await });
+            Ok("(regenerating)".to_owned())
+        }
+        "fork" => {
+            let node = (!argument.is_empty()).then_some(argument);
+            let session = recorder.fork(agent, node)?;
+            Ok(format!("(forked into session {})", session.id))
+        }
+        "name" if argument.is_empty() => Err(anyhow::anyhow!("usage: /name TITLE")),
+        "name" => {
+            let session = recorder.rename(argument)?;
+            Ok(format!("(session renamed: {})", session.title))
+        }
+        "sessions" => {
+            let mut text = Vec::new();
+            let sessions = recorder.list_sessions(false)?;
+            for s in sessions {
+                text.push(format!(
+                    "{}  {}  {}",
+                    s.session.id,
+                    crate::stored::format_time(s.session.updated_at),
+                    s.session.title
+                ));
+            }
+            Ok(if text.is_empty() {
+                "(no sessions)".to_owned()
+            } else {
+                text.join("\n")
+            })
+        }
+        "resume" if argument.is_empty() => {
+            Err(anyhow::anyhow!("usage: /resume ID (ids from /sessions)"))
+        }
+        "resume" => {
+            let session = recorder.switch_session(agent, argument)?;
+            Ok(format!("(resumed {}: {})", session.id, session.title))
+        }
+        _ => Err(anyhow::anyhow!("unknown command /{name}")),
     })();
     match result {
-        Ok(text) | Err(text) => say(out, &text),
+        Ok(text) => say(out, &text),
+        Err(error) => say(out, &error.to_string()),
     }
 }

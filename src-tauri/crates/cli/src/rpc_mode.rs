@@ -38,33 +38,34 @@ struct Reply {
 }
 
 impl Reply {
-    fn send(&self, result: Result<Value, String>) {
+    fn send(&self, result: anyhow::Result<Value>) {
         let (id, kind) = (&self.id, self.kind);
         self.writer.send(&match result {
             Ok(data) => {
                 json!({"type": "response", "id": id, "command": kind, "success": true, "data": data})
             }
             Err(error) => {
-                json!({"type": "response", "id": id, "command": kind, "success": false, "error": error})
+                json!({"type": "response", "id": id, "command": kind, "success": false, "error": error.to_string()})
             }
         });
     }
 }
 
 /// The session API's error with the CLI's hints.
-fn describe(error: &AppError) -> String {
+fn describe(error: &AppError) -> anyhow::Error {
     match error {
-        AppError::NotStored => "sessions are off (--no-session)".to_owned(),
-        AppError::NotAttached => "compaction is not set up".to_owned(),
-        AppError::Busy => "the agent is busy: send steer or follow_up, or abort first".to_owned(),
-        other => other.to_string(),
+        AppError::NotStored => anyhow::anyhow!("sessions are off (--no-session)"),
+        AppError::NotAttached => anyhow::anyhow!("compaction is not set up"),
+        AppError::Busy => {
+            anyhow::anyhow!("the agent is busy: send steer or follow_up, or abort first")
+        }
+        other => anyhow::anyhow!("{other}"),
     }
 }
 
-fn data(value: Result<impl serde::Serialize, AppError>) -> Result<Value, String> {
-    value
-        .map_err(|error| describe(&error))
-        .and_then(|value| serde_json::to_value(value).map_err(|error| error.to_string()))
+fn data(value: Result<impl serde::Serialize, AppError>) -> anyhow::Result<Value> {
+    let value = value.map_err(|error| describe(&error))?;
+    Ok(serde_json::to_value(value)?)
 }
 
 pub async fn run(mut session: LiveSession, resolver: ModelResolver) -> anyhow::Result<ExitCode> {
@@ -153,7 +154,7 @@ async fn handle(
     command: Command,
     runs: &mut Vec<JoinHandle<()>>,
     side_task: &mut Option<CancellationToken>,
-) -> Option<Result<Value, String>> {
+) -> Option<anyhow::Result<Value>> {
     let started = |run: arbor_coding::app::commands::RunHandle, kind: &'static str| {
         let writer = reply.writer.clone();
         tokio::spawn(async move {
@@ -194,7 +195,7 @@ async fn handle(
                 std::env::var(name).ok()
             }) {
                 Ok(selection) => selection,
-                Err(error) => return Some(Err(error.to_string())),
+                Err(error) => return Some(Err(error.into())),
             };
             let answer = json!({"provider": selection.model.provider, "model": selection.model.id});
             let mut live = session.write().await;
