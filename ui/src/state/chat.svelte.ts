@@ -1,0 +1,115 @@
+// The chat of this window as Svelte state: the pure reducer (chat.ts) fed by the session's
+// Channel, one flush per animation frame. Per-token state writes freeze webviews; message
+// creation and the end of a run apply at once so nothing waits a frame to be exact.
+import * as ipc from '../ipc';
+import type { SessionEvent, SessionState, SessionView, ThinkingLevel } from '../ipc/wire';
+import {
+  applyEvents,
+  fromView,
+  truncateFrom,
+  type ChatItem,
+  type ChatModel,
+} from './chat';
+
+/** Events that end something the user waits on: applied without waiting for a frame. */
+const FLUSH_NOW = new Set<SessionEvent['type']>([
+  'message_start',
+  'message_end',
+  'tool_execution_start',
+  'tool_execution_end',
+  'agent_end',
+]);
+
+type Schedule = (flush: () => void) => void;
+
+const nextFrame: Schedule = (flush) => {
+  // rAF pauses while the window is hidden; the buffer just grows until it shows again.
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(flush);
+  else setTimeout(flush, 16);
+};
+
+export class ChatStore {
+  model = $state.raw<ChatModel | null>(null);
+  /** Set after a run ends or a branch changes: the session list may have changed. */
+  listVersion = $state(0);
+
+  #pending: SessionEvent[] = [];
+  #scheduled = false;
+  #schedule: Schedule;
+  #epoch = 0;
+
+  constructor(schedule: Schedule = nextFrame) {
+    this.#schedule = schedule;
+  }
+
+  get items(): ChatItem[] {
+    return this.model?.items ?? [];
+  }
+
+  /** Opens the window's chat on `sessionId` (`null`: the most recent one). */
+  async open(sessionId: string | null): Promise<void> {
+    const epoch = ++this.#epoch;
+    this.#pending = [];
+    const view = await ipc.startSession(sessionId, (event) => {
+      // Events of a chat this window has since left are dropped.
+      if (epoch === this.#epoch) this.receive(event);
+    });
+    if (epoch === this.#epoch) this.show(view);
+  }
+
+  /** Takes one event from the Channel. */
+  receive(event: SessionEvent): void {
+    this.#pending.push(event);
+    if (FLUSH_NOW.has(event.type)) {
+      this.flush();
+      return;
+    }
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      this.#schedule(() => this.flush());
+    }
+  }
+
+  flush(): void {
+    this.#scheduled = false;
+    if (!this.model || this.#pending.length === 0) return;
+    const events = this.#pending;
+    this.#pending = [];
+    this.model = applyEvents(this.model, events);
+    if (events.some((event) => event.type === 'agent_end')) void this.refresh();
+  }
+
+  /** Replaces the model with a stored view (keeping the keys of messages already shown). */
+  show(view: SessionView): void {
+    this.flush();
+    this.model = fromView(view, this.model ?? undefined);
+    this.listVersion++;
+  }
+
+  /** After a run: the stored branch is the truth (node ids, siblings, context use, cost). */
+  async refresh(): Promise<void> {
+    const view = await ipc.sessionView();
+    if (this.model && !this.model.running) this.show(view);
+  }
+
+  setState(state: SessionState): void {
+    if (this.model) this.model = { ...this.model, state };
+  }
+
+  markRunning(): void {
+    if (this.model) this.model = { ...this.model, running: true, runError: null };
+  }
+
+  /** Drops `key` and everything after it: an edit or a regenerate takes their place. */
+  truncateFrom(key: string): void {
+    if (this.model) this.model = { ...truncateFrom(this.model, key), running: true };
+  }
+
+  async setModel(provider: string, model: string): Promise<void> {
+    this.setState(await ipc.setModel(provider, model));
+  }
+
+  async setThinkingLevel(level: ThinkingLevel): Promise<void> {
+    this.setState(await ipc.setThinkingLevel(level));
+  }
+}
