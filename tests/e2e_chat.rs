@@ -17,7 +17,7 @@ use fantoccini::{Client, Locator};
 use serde_json::json;
 
 use support::desktop::DesktopSession;
-use support::ui::{click, dom_text, element, type_path_and_open, wait_for_text};
+use support::ui::{click, click_element, dom_text, element, type_path_and_open, wait_for_text};
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 const BASH: &str = "for i in 1 2 3 4; do echo line$i; sleep 1; done";
@@ -231,11 +231,8 @@ async fn first_run(session: &DesktopSession, root: &str) -> Result<()> {
 
     // Edit the first message: a sibling branch; the switcher moves between the two.
     let first = message(client, "user", 0).await?;
-    first
-        .find(Locator::Css("[data-testid=edit-message]"))
-        .await?
-        .click()
-        .await?;
+    let edit = first.find(Locator::Css("[data-testid=edit-message]")).await?;
+    click_element(client, &edit).await?;
     let editor = element(client, "[data-testid=message][data-role=user] textarea").await?;
     editor.clear().await?;
     editor.send_keys("hello again").await?;
@@ -267,7 +264,7 @@ async fn relaunch(session: &DesktopSession, root: &str) -> Result<()> {
         &format!("[data-testid=recent-project][data-path='{root}']"),
     )
     .await?;
-    recent.click().await?;
+    click_element(client, &recent).await?;
     element(client, "[data-testid=composer]").await?;
     // The session reopens at its leaf: the first branch, ending in the stopped story.
     let stopped = element(

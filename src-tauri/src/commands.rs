@@ -114,6 +114,21 @@ pub fn current_project(window: Window, state: State<'_, DesktopState>) -> Option
         .and_then(|w| w.project.clone())
 }
 
+/// Closes this window's project: a run in progress is aborted (its partial answer is stored,
+/// marked aborted) and the window returns to the start view.
+#[tauri::command]
+pub async fn close_project(window: Window, state: State<'_, DesktopState>) -> Result<(), CommandError> {
+    let closed = state.windows().remove(window.label());
+    if let Some(session) = closed.and_then(|w| w.session) {
+        let mut live = session.write().await;
+        live.abort();
+        live.agent.wait_for_idle().await;
+        live.detach();
+    }
+    let _ = window.set_title("Arbor");
+    Ok(())
+}
+
 #[tauri::command]
 pub async fn recent_projects(
     state: State<'_, DesktopState>,

@@ -42,6 +42,7 @@ pub fn run() -> Result<(), tauri::Error> {
             commands::app_info,
             commands::open_project,
             commands::current_project,
+            commands::close_project,
             commands::recent_projects,
             commands::open_external,
             session_commands::start_session,

@@ -50,7 +50,28 @@ pub async fn wait_for_text(client: &Client, css: &str, wanted: &str) -> Result<S
 }
 
 pub async fn click(client: &Client, css: &str) -> Result<()> {
-    element(client, css).await?.click().await?;
+    let found = element(client, css).await?;
+    click_element(client, &found).await
+}
+
+/// Scrolls `element` to the middle of its scroller, then clicks it like a user. WebKitWebDriver
+/// refuses clicks on elements outside the viewport of an inner scroller (the chat's message
+/// list), and sometimes fails a click with an empty error; then the DOM click is the fallback
+/// (tauri-apps/tauri#6541).
+pub async fn click_element(client: &Client, element: &Element) -> Result<()> {
+    let arg = serde_json::to_value(element)?;
+    client
+        .execute(
+            "arguments[0].scrollIntoView({block: 'center'});",
+            vec![arg.clone()],
+        )
+        .await?;
+    if element.click().await.is_err() {
+        client
+            .execute("arguments[0].click();", vec![arg])
+            .await
+            .context("clicking through the DOM")?;
+    }
     Ok(())
 }
 

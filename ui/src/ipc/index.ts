@@ -1,18 +1,24 @@
-// The one module through which the UI talks to the Rust side. Components import from here and
-// never from `@tauri-apps/*` directly, so tests can replace this module wholesale.
-import { invoke } from '@tauri-apps/api/core';
+// The one folder through which the UI talks to the Rust side. Components import from here and
+// never from `@tauri-apps/*` directly, so tests can replace this module wholesale. Every shape
+// that crosses the wire is a generated type (`./wire`), never a hand-written copy.
+import { Channel, invoke } from '@tauri-apps/api/core';
 import { open } from '@tauri-apps/plugin-dialog';
+import type {
+  AppInfo,
+  ImageContent,
+  ModelGroup,
+  OpenedProject,
+  ProjectInfo,
+  RecentProject,
+  SearchHit,
+  SessionEvent,
+  SessionListItem,
+  SessionState,
+  SessionView,
+  ThinkingLevel,
+} from './wire';
 
-export interface AppInfo {
-  name: string;
-  version: string;
-}
-
-export interface ProjectInfo {
-  name: string;
-  path: string;
-  isGitRepo: boolean;
-}
+export type * from './wire';
 
 /** Every failed call into Rust surfaces as an `ArborError` with a stable `code`. */
 export class ArborError extends Error {
@@ -65,8 +71,28 @@ export function appInfo(): Promise<AppInfo> {
   return call(() => invoke<AppInfo>('app_info'));
 }
 
-export function openProject(path: string): Promise<ProjectInfo> {
-  return call(() => invoke<ProjectInfo>('open_project', { path }));
+/** Opens a folder as a project: in this window, or in another one (`window: 'other'`). */
+export function openProject(path: string): Promise<OpenedProject> {
+  return call(() => invoke<OpenedProject>('open_project', { path }));
+}
+
+/** The project this window was opened for, if any (a new project window asks on start). */
+export function currentProject(): Promise<ProjectInfo | null> {
+  return call(() => invoke<ProjectInfo | null>('current_project'));
+}
+
+/** Closes this window's project (aborting a run) and returns the window to the start view. */
+export function closeProject(): Promise<void> {
+  return call(() => invoke<void>('close_project'));
+}
+
+export function recentProjects(): Promise<RecentProject[]> {
+  return call(() => invoke<RecentProject[]>('recent_projects'));
+}
+
+/** Opens an http(s) link in the system browser; the webview never navigates. */
+export function openExternal(url: string): Promise<void> {
+  return call(() => invoke<void>('open_external', { url }));
 }
 
 /** Shows the native folder picker; resolves to the chosen path, or `null` when cancelled. */
@@ -75,4 +101,92 @@ export function pickFolder(): Promise<string | null> {
     const picked = await open({ directory: true, multiple: false, title: 'Open folder' });
     return typeof picked === 'string' ? picked : null;
   });
+}
+
+/**
+ * Opens the window's chat on a session (`null`: the project's most recent one) and streams its
+ * events to `onevent` until the next `startSession`.
+ */
+export function startSession(
+  sessionId: string | null,
+  onevent: (event: SessionEvent) => void,
+): Promise<SessionView> {
+  const events = new Channel<SessionEvent>();
+  events.onmessage = onevent;
+  return call(() => invoke<SessionView>('start_session', { sessionId, events }));
+}
+
+export function sessionView(): Promise<SessionView> {
+  return call(() => invoke<SessionView>('session_view'));
+}
+
+export function prompt(message: string, images: ImageContent[] = []): Promise<void> {
+  return call(() => invoke<void>('prompt', { message, images }));
+}
+
+export function steer(message: string): Promise<void> {
+  return call(() => invoke<void>('steer', { message }));
+}
+
+export function followUp(message: string): Promise<void> {
+  return call(() => invoke<void>('follow_up', { message }));
+}
+
+export function abort(): Promise<void> {
+  return call(() => invoke<void>('abort'));
+}
+
+/** Sends an edited user message as a sibling branch of `nodeId`. */
+export function editMessage(nodeId: string, message: string): Promise<void> {
+  return call(() => invoke<void>('edit_message', { nodeId, message }));
+}
+
+/** Asks again for the answer `nodeId` (`null`: the branch's last answer). */
+export function regenerate(nodeId: string | null): Promise<void> {
+  return call(() => invoke<void>('regenerate', { nodeId }));
+}
+
+/** Moves to another branch: the leaf of the subtree under `nodeId`. */
+export function openBranch(nodeId: string): Promise<SessionView> {
+  return call(() => invoke<SessionView>('open_branch', { nodeId }));
+}
+
+export function setModel(provider: string, model: string): Promise<SessionState> {
+  return call(() => invoke<SessionState>('set_model', { provider, model }));
+}
+
+export function setThinkingLevel(level: ThinkingLevel): Promise<SessionState> {
+  return call(() => invoke<SessionState>('set_thinking_level', { level }));
+}
+
+export function listModels(): Promise<ModelGroup[]> {
+  return call(() => invoke<ModelGroup[]>('list_models'));
+}
+
+export function listSessions(): Promise<SessionListItem[]> {
+  return call(() => invoke<SessionListItem[]>('list_sessions'));
+}
+
+export function newSession(): Promise<SessionView> {
+  return call(() => invoke<SessionView>('new_session'));
+}
+
+/** Makes a stored session current, at `nodeId` when given (a search hit). */
+export function switchSession(
+  sessionId: string,
+  nodeId: string | null = null,
+): Promise<SessionView> {
+  return call(() => invoke<SessionView>('switch_session', { sessionId, nodeId }));
+}
+
+export function renameSession(sessionId: string, title: string): Promise<void> {
+  return call(() => invoke<void>('rename_session', { sessionId, title }));
+}
+
+export function deleteSession(sessionId: string): Promise<void> {
+  return call(() => invoke<void>('delete_session', { sessionId }));
+}
+
+export function searchSessions(query: string): Promise<SearchHit[]> {
+  return call(() => invoke<SearchHit[]>('search_sessions', { query }));
 }

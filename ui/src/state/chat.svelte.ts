@@ -3,13 +3,7 @@
 // creation and the end of a run apply at once so nothing waits a frame to be exact.
 import * as ipc from '../ipc';
 import type { SessionEvent, SessionState, SessionView, ThinkingLevel } from '../ipc/wire';
-import {
-  applyEvents,
-  fromView,
-  truncateFrom,
-  type ChatItem,
-  type ChatModel,
-} from './chat';
+import { applyEvents, fromView, truncateFrom, type ChatItem, type ChatModel } from './chat';
 
 /** Events that end something the user waits on: applied without waiting for a frame. */
 const FLUSH_NOW = new Set<SessionEvent['type']>([
@@ -98,6 +92,15 @@ export class ChatStore {
 
   markRunning(): void {
     if (this.model) this.model = { ...this.model, running: true, runError: null };
+  }
+
+  /** A run that could not start: the composer is free again. */
+  notRunning(): void {
+    if (this.model) this.model = { ...this.model, running: false };
+  }
+
+  dismissError(): void {
+    if (this.model) this.model = { ...this.model, runError: null };
   }
 
   /** Drops `key` and everything after it: an edit or a regenerate takes their place. */

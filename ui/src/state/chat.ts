@@ -199,14 +199,25 @@ function itemOfEntry(
   }
   if (!message) return null;
   if (message.role === 'user') {
-    return { ...base, kind: 'user', text: textOf(message.content), images: imagesOf(message.content) };
+    return {
+      ...base,
+      kind: 'user',
+      text: textOf(message.content),
+      images: imagesOf(message.content),
+    };
   }
   if (message.role === 'assistant') {
     const item = assistantItem(base, message, entry.aborted ? 'aborted' : undefined);
     for (const part of message.content) {
       if (part.type === 'tool_call' && !tools[part.id]) {
         // Until its result is seen: a call the run never finished.
-        tools[part.id] = { id: part.id, name: part.name, status: 'error', output: '', result: null };
+        tools[part.id] = {
+          id: part.id,
+          name: part.name,
+          status: 'error',
+          output: '',
+          result: null,
+        };
       }
     }
     return item;
@@ -330,9 +341,7 @@ function endMessage(model: ChatModel, message: AgentMessage): ChatModel {
   if (message.role === 'assistant') {
     const streaming = lastStreaming(model);
     if (!streaming) return model;
-    const items = replaceItem(model, streaming.key, (item) =>
-      assistantItem(item, message),
-    );
+    const items = replaceItem(model, streaming.key, (item) => assistantItem(item, message));
     let tools = model.tools;
     for (const part of message.content) {
       if (part.type === 'tool_call' && !tools[part.id]) {
@@ -384,7 +393,9 @@ export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
       const streaming = lastStreaming(model);
       if (!streaming) return model;
       const items = replaceItem(model, streaming.key, (item) =>
-        item.kind === 'assistant' ? { ...item, content: applyDelta(item.content, event.delta) } : item,
+        item.kind === 'assistant'
+          ? { ...item, content: applyDelta(item.content, event.delta) }
+          : item,
       );
       return { ...model, items };
     }

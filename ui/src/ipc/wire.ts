@@ -1,0 +1,31 @@
+// The wire types, generated from the Rust types by ts-rs (tests/wire_types.rs). Never edit
+// `generated/` by hand: change the Rust type and regenerate.
+export type { AgentEvent } from './generated/AgentEvent';
+export type { AgentMessage } from './generated/AgentMessage';
+export type { AppInfo } from './generated/AppInfo';
+export type { AssistantContent } from './generated/AssistantContent';
+export type { AssistantEvent } from './generated/AssistantEvent';
+export type { AssistantMessage } from './generated/AssistantMessage';
+export type { BranchEntry } from './generated/BranchEntry';
+export type { CodingEvent } from './generated/CodingEvent';
+export type { ImageContent } from './generated/ImageContent';
+export type { LlmError } from './generated/LlmError';
+export type { ModelEntry } from './generated/ModelEntry';
+export type { ModelGroup } from './generated/ModelGroup';
+export type { NodeKind } from './generated/NodeKind';
+export type { OpenedProject } from './generated/OpenedProject';
+export type { ProjectInfo } from './generated/ProjectInfo';
+export type { RecentProject } from './generated/RecentProject';
+export type { RunStatus } from './generated/RunStatus';
+export type { SearchHit } from './generated/SearchHit';
+export type { SessionEvent } from './generated/SessionEvent';
+export type { SessionListItem } from './generated/SessionListItem';
+export type { SessionState } from './generated/SessionState';
+export type { SessionView } from './generated/SessionView';
+export type { ThinkingLevel } from './generated/ThinkingLevel';
+export type { ToolCall } from './generated/ToolCall';
+export type { ToolResult } from './generated/ToolResult';
+export type { ToolResultMessage } from './generated/ToolResultMessage';
+export type { UserContent } from './generated/UserContent';
+export type { UserMessage } from './generated/UserMessage';
+export type { JsonValue } from './generated/serde_json/JsonValue';

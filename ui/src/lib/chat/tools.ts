@@ -1,0 +1,88 @@
+// What a tool card shows, worked out from the call's arguments and the result's `details`
+// (shapes documented in src-tauri/crates/coding/src/tools/). Pure, so it is unit-tested.
+import type { JsonValue, ToolResult } from '../../ipc/wire';
+
+type Args = Record<string, JsonValue>;
+
+function field(value: JsonValue | undefined, name: string): JsonValue | undefined {
+  if (value && typeof value === 'object' && !Array.isArray(value)) return value[name];
+  return undefined;
+}
+
+function str(value: JsonValue | undefined): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function num(value: JsonValue | undefined): number | null {
+  return typeof value === 'number' ? value : null;
+}
+
+/** One line under the tool's name: the path and range of a read, what a write did… */
+export function toolSummary(name: string, args: Args, result: ToolResult | null): string {
+  const details = result?.details ?? undefined;
+  const path = str(field(details ?? undefined, 'path')) ?? str(args.path) ?? '';
+  switch (name) {
+    case 'read': {
+      const start = num(field(details, 'start_line'));
+      const end = num(field(details, 'end_line'));
+      const total = num(field(details, 'total_lines'));
+      if (start !== null && end !== null && total !== null) {
+        return `${path} · lines ${start}–${end} of ${total}`;
+      }
+      return path;
+    }
+    case 'write': {
+      const created = field(details, 'created');
+      const bytes = num(field(details, 'bytes'));
+      if (typeof created === 'boolean') {
+        const size = bytes === null ? '' : ` · ${bytes.toLocaleString()} bytes`;
+        return `${path} · ${created ? 'created' : 'overwritten'}${size}`;
+      }
+      return path;
+    }
+    case 'edit': {
+      const count = num(field(details, 'replacements'));
+      return count === null ? path : `${path} · ${count} change${count === 1 ? '' : 's'}`;
+    }
+    case 'bash':
+      return str(args.command)?.split('\n')[0] ?? '';
+    default:
+      return path;
+  }
+}
+
+/** The text the model read back, as the card shows it. */
+export function resultText(result: ToolResult | null): string {
+  if (!result) return '';
+  return result.content
+    .map((part) => (part.type === 'text' ? part.text : `[image ${part.mime_type}]`))
+    .join('\n');
+}
+
+/** The edit's unified diff, when the result has one. */
+export function editDiff(result: ToolResult | null): string | null {
+  return str(field(result?.details ?? undefined, 'diff'));
+}
+
+/** A call's arguments as `name: value` lines (strings as they are, the rest as JSON). */
+export function argumentText(args: Args): string {
+  return Object.entries(args)
+    .map(([name, value]) => {
+      const shown = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+      return `${name}: ${shown}`;
+    })
+    .join('\n');
+}
+
+export interface Folded {
+  text: string;
+  hiddenLines: number;
+}
+
+/** The first `max` lines (or the last, `fromEnd`), and how many were left out. */
+export function foldLines(text: string, max: number, fromEnd = false): Folded {
+  const lines = text.split('\n');
+  if (lines.length <= max) return { text, hiddenLines: 0 };
+  const kept = fromEnd ? lines.slice(lines.length - max) : lines.slice(0, max);
+  return { text: kept.join('\n'), hiddenLines: lines.length - max };
+}

@@ -1,0 +1,16 @@
+// Which link targets the UI may open: only http(s), in the system browser, after a click.
+
+/** The URL to open, or `null` when it must not be opened (javascript:, data:, relative…). */
+export function safeHref(raw: string): string | null {
+  const href = raw.trim();
+  // Control characters and whitespace inside a scheme are how filters get bypassed.
+  if (/[\u0000-\u001f\u007f]/.test(href)) return null;
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  return url.href;
+}
