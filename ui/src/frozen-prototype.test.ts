@@ -1,38 +1,48 @@
-// The app runs with Tauri's `freezePrototype: true`: nothing in the UI may write to
-// Object.prototype (or assign over a property inherited from it).
+// The app runs with Tauri's `freezePrototype: true`: nothing in the UI (nor marked, lowlight or
+// highlight.js) may write to Object.prototype or assign over a property inherited from it.
 import { render, screen } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, expect, it, vi } from 'vitest';
-import { openProject, pickFolder } from './ipc';
+import markdown from './state/recordings/markdown.jsonl?raw';
+import tools from './state/recordings/tools.jsonl?raw';
+import type { SessionEvent } from './ipc/wire';
 
 vi.mock('./ipc', async (importOriginal) => {
-  const original = await importOriginal<typeof import('./ipc')>();
-  return {
-    ...original,
-    appInfo: vi.fn(async () => ({ name: 'Arbor', version: '0.1.0' })),
-    openProject: vi.fn(),
-    pickFolder: vi.fn(),
-  };
+  const { fakeIpc } = await import('./test-ipc');
+  return fakeIpc(await importOriginal<typeof import('./ipc')>());
 });
 
 let App: typeof import('./App.svelte').default;
+let emit: typeof import('./test-ipc').emit;
+
+function events(text: string): SessionEvent[] {
+  return (
+    text
+      .split('\n')
+      .filter((line) => line.startsWith('{"type":') && !line.startsWith('{"type":"session"'))
+      .map((line) => JSON.parse(line) as SessionEvent)
+      // The end of a run reloads the stored view, which this fake does not keep.
+      .filter((event) => event.type !== 'agent_end')
+  );
+}
 
 beforeAll(async () => {
   Object.freeze(Object.prototype);
   App = (await import('./App.svelte')).default;
+  ({ emit } = await import('./test-ipc'));
 });
 
-it('renders and opens a project with Object.prototype frozen', async () => {
-  vi.mocked(openProject).mockResolvedValue({ name: 'r', path: '/r', isGitRepo: true });
-  vi.mocked(pickFolder).mockResolvedValue(null);
+it('opens a project and renders a streamed chat with Object.prototype frozen', async () => {
   const user = userEvent.setup();
   render(App);
 
   expect(Object.isFrozen(Object.prototype)).toBe(true);
   await user.click(screen.getByTestId('clone-repository'));
-  await user.click(screen.getByTestId('open-folder'));
   await user.type(screen.getByTestId('path-input'), '/r{Enter}');
-  expect(await screen.findByTestId('git-badge')).toBeInTheDocument();
-  await user.click(screen.getByTestId('close-project'));
-  expect(screen.getByTestId('empty-state')).toBeInTheDocument();
+  await screen.findByTestId('composer');
+  emit(...events(markdown), ...events(tools));
+  const answers = await screen.findAllByTestId('message');
+  expect(answers.length).toBeGreaterThan(2);
+  expect(await screen.findAllByTestId('tool-card')).toHaveLength(3);
+  expect(document.querySelector('.hljs-keyword')).not.toBeNull();
 });

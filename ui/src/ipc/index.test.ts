@@ -1,6 +1,19 @@
 import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { appInfo, ArborError, openProject, pickFolder, toArborError } from './ipc';
+import {
+  abort,
+  appInfo,
+  ArborError,
+  editMessage,
+  openProject,
+  pickFolder,
+  prompt,
+  regenerate,
+  setModel,
+  startSession,
+  switchSession,
+  toArborError,
+} from './index';
 
 type Call = { cmd: string; args: unknown };
 
@@ -40,10 +53,11 @@ describe('appInfo', () => {
 
 describe('openProject', () => {
   it('invokes open_project with the path', async () => {
-    const project = { name: 'my-repo', path: '/home/me/src/my-repo', isGitRepo: true };
-    const calls = recordIPC(() => project);
+    const project = { id: 'p1', name: 'my-repo', path: '/home/me/src/my-repo', is_git_repo: true };
+    const opened = { project, window: 'this' };
+    const calls = recordIPC(() => opened);
 
-    await expect(openProject('/home/me/src/my-repo')).resolves.toEqual(project);
+    await expect(openProject('/home/me/src/my-repo')).resolves.toEqual(opened);
     expect(calls).toEqual([{ cmd: 'open_project', args: { path: '/home/me/src/my-repo' } }]);
   });
 
@@ -134,5 +148,45 @@ describe('pickFolder', () => {
     const error = await rejection(pickFolder());
     expect(error.code).toBe('io');
     expect(error.message).toBe('no portal');
+  });
+});
+
+describe('session commands', () => {
+  it('send the argument names the Rust commands take', async () => {
+    const calls = recordIPC(() => null);
+
+    await prompt('hi', [{ data: 'AAAA', mime_type: 'image/png' }]);
+    await editMessage('n1', 'again');
+    await regenerate(null);
+    await switchSession('s1');
+    await setModel('mock', 'm1');
+    await abort();
+
+    expect(calls).toEqual([
+      {
+        cmd: 'prompt',
+        args: { message: 'hi', images: [{ data: 'AAAA', mime_type: 'image/png' }] },
+      },
+      { cmd: 'edit_message', args: { nodeId: 'n1', message: 'again' } },
+      { cmd: 'regenerate', args: { nodeId: null } },
+      { cmd: 'switch_session', args: { sessionId: 's1', nodeId: null } },
+      { cmd: 'set_model', args: { provider: 'mock', model: 'm1' } },
+      { cmd: 'abort', args: {} },
+    ]);
+  });
+
+  it('start_session passes a Channel whose messages reach the callback', async () => {
+    const calls = recordIPC(() => ({ session_id: null, title: null, entries: [], state: {} }));
+    const seen: unknown[] = [];
+
+    await startSession(null, (event) => seen.push(event));
+
+    expect(calls[0].cmd).toBe('start_session');
+    const args = calls[0].args as {
+      sessionId: unknown;
+      events: { onmessage: (m: unknown) => void };
+    };
+    expect(args.sessionId).toBeNull();
+    expect(typeof args.events.onmessage).toBe('function');
   });
 });

@@ -147,7 +147,7 @@ export function fromView(view: SessionView, previous?: ChatModel): ChatModel {
   for (const item of previous?.items ?? []) {
     if (item.nodeId) byNode.set(item.nodeId, item);
   }
-  let nextKey = previous?.nextKey ?? 0;
+  const nextKey = previous?.nextKey ?? 0;
   const items: ChatItem[] = [];
   const tools: Record<string, ToolView> = {};
   for (const entry of view.entries) {

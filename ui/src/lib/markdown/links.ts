@@ -4,7 +4,7 @@
 export function safeHref(raw: string): string | null {
   const href = raw.trim();
   // Control characters and whitespace inside a scheme are how filters get bypassed.
-  if (/[\u0000-\u001f\u007f]/.test(href)) return null;
+  if ([...href].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) return null;
   let url: URL;
   try {
     url = new URL(href);

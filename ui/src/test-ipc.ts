@@ -1,0 +1,87 @@
+// A fake of the ipc module for component tests: every command is a vi.fn with a sensible
+// answer, and `emit` plays session events into the Channel of the last `startSession`.
+import { vi } from 'vitest';
+import type { ProjectInfo, SessionEvent, SessionState, SessionView } from './ipc/wire';
+
+export const STATE: SessionState = {
+  provider: 'mock',
+  model: 'm1',
+  api: 'openai-completions',
+  thinking_level: 'off',
+  reasoning: false,
+  images: false,
+  is_streaming: false,
+  message_count: 0,
+  tools: ['read', 'bash'],
+  cwd: '/home/me/src/my-repo',
+  error: null,
+  context_tokens: 1200,
+  context_window: 32000,
+  cost: 0.0123,
+};
+
+export const EMPTY_VIEW: SessionView = { session_id: null, title: null, entries: [], state: STATE };
+
+export const REPO: ProjectInfo = {
+  id: 'p1',
+  name: 'my-repo',
+  path: '/home/me/src/my-repo',
+  is_git_repo: true,
+};
+
+let listener: ((event: SessionEvent) => void) | null = null;
+
+/** Sends events as the Rust side would over the Channel. */
+export function emit(...events: SessionEvent[]): void {
+  for (const event of events) listener?.(event);
+}
+
+export function fakeIpc(original: typeof import('./ipc')) {
+  listener = null;
+  return {
+    ...original,
+    appInfo: vi.fn(async () => ({ name: 'Arbor', version: '0.1.0' })),
+    currentProject: vi.fn(async () => null),
+    recentProjects: vi.fn(async () => []),
+    openProject: vi.fn(async () => ({ project: REPO, window: 'this' as const })),
+    closeProject: vi.fn(async () => undefined),
+    pickFolder: vi.fn(async () => null),
+    openExternal: vi.fn(async () => undefined),
+    listModels: vi.fn(async () => [
+      {
+        provider: 'mock',
+        display_name: 'Mock provider',
+        key: 'not_needed' as const,
+        key_env: null,
+        models: [{ id: 'm1', reasoning: false, images: false, context_window: 32000 }],
+      },
+      {
+        provider: 'openai',
+        display_name: 'OpenAI',
+        key: 'missing' as const,
+        key_env: 'OPENAI_API_KEY',
+        models: [{ id: 'gpt-5', reasoning: true, images: true, context_window: 400000 }],
+      },
+    ]),
+    startSession: vi.fn(async (_id: string | null, onevent: (event: SessionEvent) => void) => {
+      listener = onevent;
+      return EMPTY_VIEW;
+    }),
+    sessionView: vi.fn(async () => EMPTY_VIEW),
+    listSessions: vi.fn(async () => []),
+    searchSessions: vi.fn(async () => []),
+    newSession: vi.fn(async () => EMPTY_VIEW),
+    switchSession: vi.fn(async () => EMPTY_VIEW),
+    renameSession: vi.fn(async () => undefined),
+    deleteSession: vi.fn(async () => undefined),
+    prompt: vi.fn(async () => undefined),
+    steer: vi.fn(async () => undefined),
+    followUp: vi.fn(async () => undefined),
+    abort: vi.fn(async () => undefined),
+    editMessage: vi.fn(async () => undefined),
+    regenerate: vi.fn(async () => undefined),
+    openBranch: vi.fn(async () => EMPTY_VIEW),
+    setModel: vi.fn(async (provider: string, model: string) => ({ ...STATE, provider, model })),
+    setThinkingLevel: vi.fn(async () => STATE),
+  };
+}
