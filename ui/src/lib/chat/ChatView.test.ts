@@ -1,0 +1,280 @@
+import { render, screen, waitFor, within } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import * as ipc from '../../ipc';
+import type { ModelGroup, SessionView } from '../../ipc/wire';
+import { ChatStore } from '../../state/chat.svelte';
+import { emit, EMPTY_VIEW, STATE } from '../../test-ipc';
+import ChatView from './ChatView.svelte';
+
+vi.mock('../../ipc', async (importOriginal) => {
+  const { fakeIpc } = await import('../../test-ipc');
+  return fakeIpc(await importOriginal<typeof import('../../ipc')>());
+});
+
+const USAGE = {
+  input: 1,
+  output: 1,
+  cache_read: 0,
+  cache_write: 0,
+  cost: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
+};
+
+/** A stored chat: a user message with two versions, and its answer. */
+const VIEW: SessionView = {
+  session_id: 's1',
+  title: 'Greetings',
+  state: STATE,
+  entries: [
+    {
+      node_id: 'u2',
+      parent_id: null,
+      kind: 'user',
+      message: { role: 'user', content: [{ type: 'text', text: 'hello again' }] },
+      aborted: false,
+      label: null,
+      sibling_ids: ['u1', 'u2'],
+      summary: null,
+      tokens_before: null,
+    },
+    {
+      node_id: 'a2',
+      parent_id: 'u2',
+      kind: 'assistant',
+      message: {
+        role: 'assistant',
+        content: [{ type: 'text', text: 'Hi **there**' }],
+        api: 'openai-completions',
+        provider: 'mock',
+        model: 'm1',
+        usage: USAGE,
+        stop_reason: 'stop',
+      },
+      aborted: false,
+      label: null,
+      sibling_ids: ['a2'],
+      summary: null,
+      tokens_before: null,
+    },
+  ],
+};
+
+let groups: ModelGroup[];
+
+async function setup(view: SessionView = VIEW) {
+  vi.mocked(ipc.startSession).mockImplementationOnce(async (_id, onevent) => {
+    // Keep the fake's Channel wiring: emit() must reach this chat.
+    const { fakeIpc } = await import('../../test-ipc');
+    await fakeIpc(ipc).startSession(null, onevent);
+    return view;
+  });
+  // After a run the chat reloads the stored branch: here, the same one.
+  vi.mocked(ipc.sessionView).mockResolvedValue(view);
+  groups = await ipc.listModels();
+  const chat = new ChatStore((flush) => setTimeout(flush, 0));
+  await chat.open(null);
+  const onerror = vi.fn();
+  const user = userEvent.setup();
+  render(ChatView, { chat, groups, onerror });
+  return { chat, user, onerror };
+}
+
+beforeEach(() => {
+  vi.clearAllMocks();
+});
+
+describe('the chat', () => {
+  it('shows the stored branch with its header', async () => {
+    await setup();
+    const messages = screen.getAllByTestId('message');
+    expect(messages.map((m) => m.dataset.role)).toEqual(['user', 'assistant']);
+    expect(messages[0]).toHaveAttribute('data-node-id', 'u2');
+    expect(within(messages[1]).getByText('there').tagName).toBe('STRONG');
+    expect(screen.getByTestId('branch-position')).toHaveTextContent('2/2');
+    expect(screen.getByTestId('model-picker')).toHaveTextContent('mock/m1');
+    expect(screen.getByTestId('context-meter')).toHaveTextContent('1.2k / 32k');
+    expect(screen.getByTestId('session-cost')).toHaveTextContent('$0.012');
+    expect(screen.getByTestId('thinking-picker')).toBeDisabled();
+  });
+
+  it('shows the empty state of a new chat', async () => {
+    await setup(EMPTY_VIEW);
+    expect(screen.getByTestId('chat-empty')).toHaveTextContent('What should we work on?');
+  });
+
+  it('sends with Enter, keeps Shift+Enter as a new line', async () => {
+    const { user } = await setup(EMPTY_VIEW);
+    const composer = screen.getByTestId('composer');
+    await user.type(composer, 'line one{Shift>}{Enter}{/Shift}line two{Enter}');
+    expect(ipc.prompt).toHaveBeenCalledWith('line one\nline two', []);
+    expect(composer).toHaveValue('');
+    expect(screen.getByTestId('stop')).toBeInTheDocument();
+  });
+
+  it('while running: Enter steers, Alt+Enter queues a follow-up, Esc stops', async () => {
+    const { user } = await setup(EMPTY_VIEW);
+    emit({ type: 'agent_start' });
+    await screen.findByTestId('stop');
+    const composer = screen.getByTestId('composer');
+    await user.type(composer, 'focus on tests{Enter}');
+    expect(ipc.steer).toHaveBeenCalledWith('focus on tests');
+    await user.type(composer, 'then docs{Alt>}{Enter}{/Alt}');
+    expect(ipc.followUp).toHaveBeenCalledWith('then docs');
+    await user.keyboard('{Escape}');
+    expect(ipc.abort).toHaveBeenCalled();
+    expect(ipc.prompt).not.toHaveBeenCalled();
+  });
+
+  it('streams an answer with a running tool card and live output', async () => {
+    await setup(EMPTY_VIEW);
+    emit(
+      { type: 'agent_start' },
+      {
+        type: 'message_start',
+        message: {
+          role: 'assistant',
+          content: [],
+          api: 'openai-completions',
+          provider: 'mock',
+          model: 'm1',
+          usage: USAGE,
+          stop_reason: 'stop',
+        },
+      },
+      { type: 'message_update', delta: { type: 'text_start', content_index: 0 } },
+      {
+        type: 'message_update',
+        delta: { type: 'text_delta', content_index: 0, delta: 'Running ' },
+      },
+      { type: 'message_update', delta: { type: 'text_delta', content_index: 0, delta: 'it' } },
+      {
+        type: 'message_update',
+        delta: { type: 'tool_call_start', content_index: 1, id: 'c1', name: 'bash' },
+      },
+      {
+        type: 'message_update',
+        delta: {
+          type: 'tool_call_delta',
+          content_index: 1,
+          delta: '{}',
+          arguments: { command: 'make test' },
+        },
+      },
+    );
+    const answer = await screen.findByTestId('message');
+    expect(answer).toHaveAttribute('data-status', 'streaming');
+    await waitFor(() => expect(answer).toHaveTextContent('Running it'));
+    const card = screen.getByTestId('tool-card');
+    expect(card).toHaveAttribute('data-tool-name', 'bash');
+    expect(card).toHaveAttribute('data-status', 'running');
+    expect(within(card).getByTestId('tool-args')).toHaveTextContent('command: make test');
+    emit(
+      { type: 'tool_execution_start', tool_call_id: 'c1', tool_name: 'bash', args: {} },
+      { type: 'tool_execution_update', tool_call_id: 'c1', tool_name: 'bash', output: 'ok 1\n' },
+    );
+    await waitFor(() => expect(within(card).getByTestId('tool-output')).toHaveTextContent('ok 1'));
+    emit({
+      type: 'tool_execution_end',
+      tool_call_id: 'c1',
+      tool_name: 'bash',
+      result: { content: [{ type: 'text', text: 'FAILED: 1 test' }] },
+      is_error: true,
+    });
+    await waitFor(() => expect(card).toHaveAttribute('data-status', 'error'));
+    expect(within(card).getByTestId('tool-output')).toHaveTextContent('FAILED: 1 test');
+  });
+
+  it('edits a message into a new branch and switches branches in place', async () => {
+    const { user } = await setup();
+    const first = screen.getAllByTestId('message')[0];
+    await user.click(within(first).getByTestId('edit-message'));
+    const editor = within(first).getByRole('textbox');
+    await user.clear(editor);
+    await user.type(editor, 'hello once more');
+    await user.click(within(first).getByTestId('edit-submit'));
+    expect(ipc.editMessage).toHaveBeenCalledWith('u2', 'hello once more');
+    // The edited message and what followed it make way for the new branch.
+    expect(screen.queryAllByTestId('message')).toHaveLength(0);
+  });
+
+  it('moves to another version with the switcher', async () => {
+    const { user } = await setup();
+    await user.click(screen.getByTestId('branch-prev'));
+    expect(ipc.openBranch).toHaveBeenCalledWith('u1');
+  });
+
+  it('regenerates an answer as a sibling', async () => {
+    const { user } = await setup();
+    await user.click(screen.getByTestId('regenerate'));
+    expect(ipc.regenerate).toHaveBeenCalledWith('a2');
+  });
+
+  it('picks a model from the grouped list, marking providers without a key', async () => {
+    const { user } = await setup();
+    await user.click(screen.getByTestId('model-picker'));
+    const options = screen.getAllByTestId('model-option');
+    expect(options.map((o) => o.dataset.value)).toEqual(['mock/m1', 'openai/gpt-5']);
+    expect(screen.getByText(/no key · set OPENAI_API_KEY/)).toBeInTheDocument();
+    await user.click(options[1]);
+    expect(ipc.setModel).toHaveBeenCalledWith('openai', 'gpt-5');
+    await waitFor(() => expect(screen.getByTestId('model-picker')).toHaveTextContent('gpt-5'));
+  });
+
+  it('shows a failed run with its class, what to do, and a retry', async () => {
+    const { user } = await setup();
+    emit(
+      { type: 'agent_start' },
+      {
+        type: 'agent_end',
+        messages: [],
+        status: 'failed',
+        error: { kind: 'rate_limited', message: 'Slow down', retry_after_ms: 1000 },
+      },
+    );
+    const error = await screen.findByTestId('run-error');
+    expect(error).toHaveAttribute('data-kind', 'rate_limited');
+    expect(error).toHaveTextContent('Rate limited');
+    expect(error).toHaveTextContent('Slow down');
+    await user.click(within(error).getByTestId('run-retry'));
+    expect(ipc.regenerate).toHaveBeenCalledWith('a2');
+  });
+
+  it('shows a retry countdown and a compaction divider', async () => {
+    await setup();
+    emit(
+      { type: 'agent_start' },
+      {
+        type: 'retry_scheduled',
+        attempt: 2,
+        delay_ms: 3000,
+        error: { kind: 'overloaded', message: 'Overloaded' },
+      },
+    );
+    expect(await screen.findByTestId('retry-notice')).toHaveTextContent(
+      'Overloaded — retrying (attempt 2) in 3 s',
+    );
+    emit(
+      { type: 'compaction_start', reason: 'threshold' },
+      {
+        type: 'compaction_end',
+        reason: 'threshold',
+        tokens_before: 30000,
+        tokens_after: 2000,
+        summary: 'We fixed the parser.',
+      },
+    );
+    expect(await screen.findByTestId('compaction')).toHaveTextContent(
+      'context compacted: 30k → 2.0k tokens',
+    );
+  });
+
+  it('refuses an image for a model that takes none, and says why', async () => {
+    const { user } = await setup(EMPTY_VIEW);
+    const file = new File([new Uint8Array([137, 80, 78, 71])], 'shot.png', { type: 'image/png' });
+    await user.click(screen.getByTestId('composer'));
+    await user.paste({ files: [file] } as unknown as DataTransfer);
+    expect(await screen.findByTestId('composer-notice')).toHaveTextContent(
+      'm1 does not take images',
+    );
+  });
+});
