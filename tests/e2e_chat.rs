@@ -231,7 +231,9 @@ async fn first_run(session: &DesktopSession, root: &str) -> Result<()> {
 
     // Edit the first message: a sibling branch; the switcher moves between the two.
     let first = message(client, "user", 0).await?;
-    let edit = first.find(Locator::Css("[data-testid=edit-message]")).await?;
+    let edit = first
+        .find(Locator::Css("[data-testid=edit-message]"))
+        .await?;
     click_element(client, &edit).await?;
     let editor = element(client, "[data-testid=message][data-role=user] textarea").await?;
     editor.clear().await?;

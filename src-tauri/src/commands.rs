@@ -117,7 +117,10 @@ pub fn current_project(window: Window, state: State<'_, DesktopState>) -> Option
 /// Closes this window's project: a run in progress is aborted (its partial answer is stored,
 /// marked aborted) and the window returns to the start view.
 #[tauri::command]
-pub async fn close_project(window: Window, state: State<'_, DesktopState>) -> Result<(), CommandError> {
+pub async fn close_project(
+    window: Window,
+    state: State<'_, DesktopState>,
+) -> Result<(), CommandError> {
     let closed = state.windows().remove(window.label());
     if let Some(session) = closed.and_then(|w| w.session) {
         let mut live = session.write().await;
