@@ -1,10 +1,15 @@
-import { Lexer } from 'marked';
+import { Lexer, type Token } from 'marked';
 import { describe, expect, it } from 'vitest';
-import { BlockSplitter, decodeEntities } from './blocks';
+import { BlockSplitter, decodeEntities, fenceClosed, type Block } from './blocks';
 
+// Every construct whose end depends on what follows: fences (with a shorter fence inside), tight
+// and loose lists (continued after a blank line), nested and task lists, tables, quotes, setext
+// headings, indented code, raw HTML and reference links.
 const DOC = `# Title
 
-Some *text* with \`code\`.
+Some *text* with \`code\` and a [ref][docs].
+
+[docs]: https://example.com/docs "Docs"
 
 \`\`\`rust
 fn main() {
@@ -13,75 +18,222 @@ fn main() {
 }
 \`\`\`
 
+~~~~md
+\`\`\`
+not a close
+~~~
+~~~~
+
 - one
 - two
 
+- three, now loose
+  continued
+
+  1. nested
+  2. list
+
+* [x] done
+* [ ] todo
+
 | a | b |
-|---|---|
+|---|:-:|
 | 1 | 2 |
+| **3** | \`4\` |
 
 > quoted
+lazily continued
 
-Last paragraph.
+> > deeper
+
+Setext heading
+--------------
+
+    indented code
+
+    still code
+
+<div>
+raw html
+</div>
+
+***
+
+Last paragraph
+with a second line.
 `;
 
-function fullRaws(text: string): string[] {
-  return new Lexer({ gfm: true })
-    .lex(text)
-    .filter((token) => token.type !== 'space')
-    .map((token) => token.raw);
+function fullLex(text: string): Token[] {
+  return new Lexer({ gfm: true }).lex(text).filter((token) => token.type !== 'space');
+}
+
+function raws(blocks: Block[]): string[] {
+  return blocks.map((block) => block.token.raw);
+}
+
+/** A small deterministic PRNG, so a failing split can be reproduced. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
 }
 
 describe('BlockSplitter', () => {
-  it('ends, once complete, exactly where a full lex ends, from any streaming split', () => {
-    for (let step = 1; step < 40; step += 3) {
+  it('shows, at every streamed length, exactly what a full lex of the text so far shows', () => {
+    for (let seed = 1; seed <= 25; seed += 1) {
+      const next = random(seed);
       const splitter = new BlockSplitter();
-      for (let end = step; end < DOC.length; end += step) splitter.update(DOC.slice(0, end), true);
-      const blocks = splitter.update(DOC, false);
-      expect(blocks.map((block) => block.token.raw)).toEqual(fullRaws(DOC));
+      for (let end = 0; end < DOC.length; end += 1 + Math.floor(next() * 12)) {
+        const text = DOC.slice(0, end);
+        expect(raws(splitter.update(text, true)), `seed ${seed}, ${end}`).toEqual(
+          fullLex(text).map((token) => token.raw),
+        );
+      }
+      const done = splitter.update(DOC, false);
+      expect(done.map((block) => block.token)).toEqual(fullLex(DOC));
     }
   });
 
-  it('while streaming, shows the same blocks as a full lex of the text so far', () => {
-    const splitter = new BlockSplitter();
-    const cut = DOC.indexOf('- two');
-    const blocks = splitter.update(DOC.slice(0, cut), true);
-    expect(blocks.map((b) => b.token.type)).toEqual(['heading', 'paragraph', 'code', 'list']);
+  it('matches a full lex one character at a time, with CR LF line ends too', () => {
+    for (const doc of [DOC, DOC.replace(/\n/g, '\r\n')]) {
+      const splitter = new BlockSplitter();
+      for (let end = 1; end <= doc.length; end += 1) {
+        const text = doc.slice(0, end);
+        expect(raws(splitter.update(text, true)), `${end}`).toEqual(
+          fullLex(text).map((token) => token.raw),
+        );
+      }
+      expect(raws(splitter.update(doc, false))).toEqual(fullLex(doc).map((token) => token.raw));
+    }
   });
 
-  it('keeps finished blocks (same objects, same keys) as text grows', () => {
+  it('keeps earlier blocks (same objects, same keys) as text grows', () => {
     const splitter = new BlockSplitter();
     const first = splitter.update('# Title\n\nA paragraph.\n\nMore', true);
     const second = splitter.update('# Title\n\nA paragraph.\n\nMore text arrives', true);
     expect(second[0]).toBe(first[0]);
     expect(second[1]).toBe(first[1]);
+    // The live block keeps its key while it grows.
+    expect(second[2].key).toBe(first[2].key);
     expect(second[2].token.raw).toBe('More text arrives');
+    expect(second.map((block) => block.closed)).toEqual([true, true, false]);
     const done = splitter.update('# Title\n\nA paragraph.\n\nMore text arrives', false);
     expect(done[0]).toBe(first[0]);
+    expect(done[1]).toBe(first[1]);
+    expect(done.map((block) => block.closed)).toEqual([true, true, true]);
   });
 
-  it('does not finish an open code fence', () => {
+  it('keeps every key stable over a whole streamed document', () => {
     const splitter = new BlockSplitter();
-    const blocks = splitter.update('Intro\n\n```rust\nfn a() {}\n\nfn b() {}\n', true);
+    const seen = new Map<string, Block>();
+    for (let end = 1; end <= DOC.length; end += 7) {
+      const blocks = splitter.update(DOC.slice(0, end), true);
+      for (const block of blocks.slice(0, -1)) {
+        const before = seen.get(block.key);
+        if (before?.closed) expect(block, block.key).toBe(before);
+        seen.set(block.key, block);
+      }
+    }
+  });
+
+  it('lexes only the live tail on an append', () => {
+    const paragraphs = Array.from({ length: 200 }, (_, i) => `Paragraph ${i}.`).join('\n\n');
+    const splitter = new BlockSplitter();
+    splitter.update(paragraphs, true);
+    const lex = Lexer.prototype.lex;
+    const lexed: number[] = [];
+    Lexer.prototype.lex = function (src: string) {
+      lexed.push(src.length);
+      return lex.call(this, src);
+    };
+    try {
+      splitter.update(`${paragraphs} more`, true);
+    } finally {
+      Lexer.prototype.lex = lex;
+    }
+    expect(lexed).toEqual(['Paragraph 199. more'.length]);
+  });
+
+  it('never finishes an open code fence', () => {
+    const splitter = new BlockSplitter();
+    const open = 'Intro\n\n```rust\nfn a() {}\n\n# not a heading\n\n- nor a list\n';
+    const blocks = splitter.update(open, true);
     expect(blocks.map((b) => b.token.type)).toEqual(['paragraph', 'code']);
-    const closed = splitter.update('Intro\n\n```rust\nfn a() {}\n\nfn b() {}\n```\n\nAfter', true);
+    expect(blocks[1].closed).toBe(false);
+    expect(fenceClosed(blocks[1].token.raw)).toBe(false);
+    const closed = splitter.update(`${open}\`\`\`\n\nAfter`, true);
     expect(closed.map((b) => b.token.type)).toEqual(['paragraph', 'code', 'paragraph']);
-    expect(closed[1].token.type === 'code' && closed[1].token.text).toBe('fn a() {}\n\nfn b() {}');
+    expect(closed[1].key).toBe(blocks[1].key);
+    expect(closed[1].closed).toBe(true);
+    expect(closed[1].token.type === 'code' && closed[1].token.text).toBe(
+      'fn a() {}\n\n# not a heading\n\n- nor a list',
+    );
   });
 
   it('starts over when the text is not a continuation', () => {
     const splitter = new BlockSplitter();
     splitter.update('First one.\n\nSecond', true);
-    const blocks = splitter.update('Something else', true);
-    expect(blocks.map((b) => b.token.raw)).toEqual(['Something else']);
+    expect(raws(splitter.update('Something else', true))).toEqual(['Something else']);
+    expect(raws(splitter.update('Some', true))).toEqual(['Some']);
+    expect(splitter.update('', true)).toEqual([]);
+  });
+
+  it('can stream on after a complete rendering', () => {
+    const splitter = new BlockSplitter();
+    splitter.update('- one\n\n', false);
+    expect(raws(splitter.update('- one\n\n  continued', true))).toEqual(
+      fullLex('- one\n\n  continued').map((token) => token.raw),
+    );
+  });
+
+  it('resolves reference links defined after their use once complete', () => {
+    const text = 'See [the docs].\n\nMore.\n\n[the docs]: https://example.com';
+    const splitter = new BlockSplitter();
+    for (let end = 1; end <= text.length; end += 1) splitter.update(text.slice(0, end), true);
+    const [first] = splitter.update(text, false);
+    expect(first.token).toEqual(fullLex(text)[0]);
+    expect(JSON.stringify(first.token)).toContain('"type":"link"');
+  });
+});
+
+it('carries reference definitions into later tails, whatever their labels', () => {
+  const text =
+    '[constructor]: https://a.example\n\n[__proto__]: https://b.example\n\nSee [constructor] and [__proto__].';
+  const splitter = new BlockSplitter();
+  for (let end = 1; end <= text.length; end += 1) {
+    const blocks = splitter.update(text.slice(0, end), true);
+    expect(raws(blocks)).toEqual(fullLex(text.slice(0, end)).map((token) => token.raw));
+  }
+  const last = splitter.update(text, true).at(-1);
+  expect(last?.token).toEqual(fullLex(text).at(-1));
+  expect(JSON.stringify(last?.token)).toContain('https://b.example');
+});
+
+describe('fenceClosed', () => {
+  it('needs a closing fence of the same kind, at least as long', () => {
+    expect(fenceClosed('```rust\nfn main() {}\n```')).toBe(true);
+    expect(fenceClosed('```rust\nfn main() {}\n```\n')).toBe(true);
+    expect(fenceClosed('```\n```')).toBe(true);
+    expect(fenceClosed('````\ncode\n`````')).toBe(true);
+    expect(fenceClosed('~~~\ncode\n~~~')).toBe(true);
+    expect(fenceClosed('```rust')).toBe(false);
+    expect(fenceClosed('```rust\nfn main() {}\n``')).toBe(false);
+    expect(fenceClosed('````\ncode\n```')).toBe(false);
+    expect(fenceClosed('~~~\ncode\n```')).toBe(false);
+    expect(fenceClosed('```\ncode\n``` trailing')).toBe(false);
+    expect(fenceClosed('    indented code')).toBe(false);
   });
 });
 
 describe('decodeEntities', () => {
   it('decodes what marked keeps encoded, and leaves the rest', () => {
-    expect(decodeEntities('a &amp; b &lt;c&gt; &quot;d&quot; &#39;e&#39; &#x41;')).toBe(
-      'a & b <c> "d" \'e\' A',
+    expect(decodeEntities('a &amp; b &lt;c&gt; &quot;d&quot; &#39;e&#39; &#x41; &mdash;')).toBe(
+      'a & b <c> "d" \'e\' A —',
     );
-    expect(decodeEntities('&unknown; &#0; & x')).toBe('&unknown; &#0; & x');
+    expect(decodeEntities('&unknown; &#0; &#xD800; & x &#99999999;')).toBe(
+      '&unknown; \ufffd \ufffd & x &#99999999;',
+    );
   });
 });
