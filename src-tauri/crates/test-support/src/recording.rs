@@ -100,6 +100,11 @@ pub struct RecordedRequest {
     pub turn: Option<usize>,
     /// Milliseconds since the Unix epoch when the request head arrived.
     pub received_at_ms: u64,
+    /// Milliseconds since the Unix epoch when the mock handed the last byte of a streamed answer
+    /// to the connection (`None` until then, and for answers that are not streams). Benchmarks
+    /// measure "the stream's end → shown" from it.
+    #[serde(default)]
+    pub finished_at_ms: Option<u64>,
 }
 
 impl RecordedRequest {

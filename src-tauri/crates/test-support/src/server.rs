@@ -197,10 +197,7 @@ async fn handle(
     state: Arc<Shared>,
     req: Request<Incoming>,
 ) -> Result<Response<ResponseBody>, Infallible> {
-    let received_at_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or_default();
+    let received_at_ms = now_ms();
     let (parts, body) = req.into_parts();
     let body = match body.collect().await {
         Ok(collected) => collected.to_bytes(),
@@ -230,7 +227,7 @@ async fn handle(
         }
     };
 
-    let turn = {
+    let (request_index, turn) = {
         let mut state = state.lock();
         let index = state.next_turn;
         let turn = state.turns.get(index).cloned();
@@ -240,7 +237,10 @@ async fn handle(
         }
         let total = state.turns.len();
         state.requests.push(record.clone());
-        turn.map(|turn| (index, turn)).ok_or(total)
+        (
+            state.requests.len() - 1,
+            turn.map(|turn| (index, turn)).ok_or(total),
+        )
     };
     Ok(match turn {
         Err(total) => {
@@ -270,7 +270,12 @@ async fn handle(
                         .iter()
                         .any(|item| item.as_str() == Some("reasoning.encrypted_content"))
                 });
-            stream_response(api, plan, stream)
+            let finished = move || {
+                if let Some(request) = state.lock().requests.get_mut(request_index) {
+                    request.finished_at_ms = Some(now_ms());
+                }
+            };
+            stream_response(api, plan, stream, finished)
         }
     })
 }
@@ -301,7 +306,15 @@ fn record_request(
         api: None,
         turn: None,
         received_at_ms,
+        finished_at_ms: None,
     }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or_default()
 }
 
 /// Requests a real provider would reject (or answer without streaming) get an error and do not
@@ -379,9 +392,22 @@ fn unpersisted_reasoning(body: &Value) -> Option<(StatusCode, String)> {
     ))
 }
 
-fn stream_response(api: WireApi, plan: Plan, turn: StreamTurn) -> Response<ResponseBody> {
+fn stream_response(
+    api: WireApi,
+    plan: Plan,
+    turn: StreamTurn,
+    finished: impl FnOnce() + Send + 'static,
+) -> Response<ResponseBody> {
     let (tx, rx) = mpsc::channel(16);
-    tokio::spawn(play(api, plan, turn, tx));
+    tokio::spawn(async move {
+        // The body ends when every sender is gone: holding a clone until `finished` has run
+        // means a client that read the whole body sees `finished_at_ms` set.
+        let hold_open = tx.clone();
+        if play(api, plan, turn, tx).await {
+            finished();
+        }
+        drop(hold_open);
+    });
     let mut response = Response::new(ChannelBody(rx).boxed());
     let headers = response.headers_mut();
     headers.insert(
@@ -403,12 +429,13 @@ enum Ending {
 }
 
 /// Sends the turn's events into the body channel, with delays, an error event or a drop.
+/// Returns whether every event was handed over (false when the client went away).
 async fn play(
     api: WireApi,
     plan: Plan,
     turn: StreamTurn,
     tx: mpsc::Sender<Result<Bytes, io::Error>>,
-) {
+) -> bool {
     let events = formats::render(api, &plan);
     let (limit, ending) = match (turn.drop_after_chunks, turn.error_after_chunks) {
         (Some(drop), Some(error)) if error < drop => (error, Ending::Error),
@@ -428,7 +455,7 @@ async fn play(
             tokio::time::sleep(delay).await;
         }
         if tx.send(Ok(event)).await.is_err() {
-            return; // the client went away
+            return false; // the client went away
         }
     }
     if let Ending::Drop = ending {
@@ -441,6 +468,7 @@ async fn play(
             )))
             .await;
     }
+    true
 }
 
 fn http_error(error: &HttpError) -> Response<ResponseBody> {

@@ -162,6 +162,11 @@ async fn requests_are_recorded_with_headers_and_body() {
         first
     );
     assert!(r.received_at_ms > 0);
+    assert!(
+        r.finished_at_ms.is_some_and(|at| at >= r.received_at_ms),
+        "a stream read to its end has its end time: {:?}",
+        r.finished_at_ms
+    );
     assert_eq!(requests[1].turn, Some(1));
     assert_eq!(
         requests[1].json()["messages"][1]["content"][0]["type"],
