@@ -255,6 +255,19 @@ async fn first_run(session: &DesktopSession, root: &str) -> Result<()> {
         "Hello",
     )
     .await?;
+    // The switched message stays where it was on screen (the old branch is long: jumping to its
+    // end would scroll the switcher away).
+    let on_screen = client
+        .execute(
+            "const r = document.querySelector('[data-testid=branch-position]').getBoundingClientRect(); \
+             return r.top >= 0 && r.bottom <= window.innerHeight;",
+            vec![],
+        )
+        .await?;
+    ensure!(
+        on_screen == serde_json::Value::Bool(true),
+        "the branch switcher scrolled out of view after switching"
+    );
     session.screenshot("chat-branch-1-of-2.png").await?;
     Ok(())
 }

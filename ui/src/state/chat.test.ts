@@ -10,6 +10,7 @@ import {
   type AssistantItem,
   type ChatModel,
 } from './chat';
+import { STATE as FAKE_STATE } from '../test-ipc';
 import failure from './recordings/failure.jsonl?raw';
 import markdown from './recordings/markdown.jsonl?raw';
 import tools from './recordings/tools.jsonl?raw';
@@ -28,22 +29,8 @@ function recording(name: string): SessionEvent[] {
   );
 }
 
-const STATE: SessionState = {
-  provider: 'mock',
-  model: 'm1',
-  api: 'openai-completions',
-  thinking_level: 'off',
-  reasoning: false,
-  images: false,
-  is_streaming: false,
-  message_count: 0,
-  tools: ['read'],
-  cwd: '/p',
-  error: null,
-  context_tokens: 0,
-  context_window: 32000,
-  cost: 0,
-};
+// The fake ipc's state, with nothing used yet: the reducer's tests start from zero.
+const STATE: SessionState = { ...FAKE_STATE, tools: ['read'], context_tokens: 0, cost: 0 };
 
 function empty(): ChatModel {
   return fromView({ session_id: null, title: null, entries: [], state: STATE });
