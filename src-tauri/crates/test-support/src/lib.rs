@@ -96,7 +96,8 @@
 //!   `usage` and `stop` may appear anywhere; the last one wins.
 //! - `chunk_size` — characters per delta for text, thinking and tool arguments (default 8;
 //!   never splits a UTF-8 character).
-//! - `delay_ms` — pause before every SSE event but the first.
+//! - `delay_ms` — the pace: one SSE event every `delay_ms` (the first at once), on a fixed
+//!   schedule, so timer slack does not slow the stream down.
 //! - `error_after_chunks: N` — send the first N SSE events (counting every event, preamble
 //!   included), then the format's error: chat `data: {"error":{…}}` + `[DONE]`; Responses
 //!   `error` + `response.failed`; Anthropic `event: error` (`overloaded_error` / `Overloaded`);

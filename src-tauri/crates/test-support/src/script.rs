@@ -38,7 +38,7 @@ pub struct StreamTurn {
     /// Characters per text/thinking/argument delta (default [`DEFAULT_CHUNK_SIZE`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chunk_size: Option<usize>,
-    /// Pause before every SSE event but the first.
+    /// The pace: one SSE event every `delay_ms`, the first at once, on a fixed schedule.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub delay_ms: u64,
     /// After this many SSE events, send the format's error event and end the body.

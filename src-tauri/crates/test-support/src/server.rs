@@ -450,9 +450,16 @@ async fn play(
         out.extend(formats::render_error(api, &plan, &error, sent));
     }
     let delay = Duration::from_millis(turn.delay_ms);
-    for (i, event) in out.into_iter().enumerate() {
-        if i > 0 && !delay.is_zero() {
-            tokio::time::sleep(delay).await;
+    // A pace, not a pause: event n leaves at n × delay, so timer slack does not add up and a
+    // scripted rate (a benchmark's tokens per second) is the rate sent. The first tick is at once.
+    let mut pace = (!delay.is_zero()).then(|| {
+        let mut pace = tokio::time::interval(delay);
+        pace.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
+        pace
+    });
+    for event in out {
+        if let Some(pace) = pace.as_mut() {
+            pace.tick().await;
         }
         if tx.send(Ok(event)).await.is_err() {
             return false; // the client went away

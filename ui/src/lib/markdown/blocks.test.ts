@@ -156,6 +156,29 @@ describe('BlockSplitter', () => {
     expect(lexed).toEqual(['Paragraph 199. more'.length]);
   });
 
+  it('lexes only the tail when the message completes, and all of it for a late reference', () => {
+    const paragraphs = Array.from({ length: 200 }, (_, i) => `Paragraph ${i}.`).join('\n\n');
+    const lexedOnCompletion = (text: string): number[] => {
+      const splitter = new BlockSplitter();
+      splitter.update(text, true);
+      const lex = Lexer.prototype.lex;
+      const lexed: number[] = [];
+      Lexer.prototype.lex = function (src: string) {
+        lexed.push(src.length);
+        return lex.call(this, src);
+      };
+      try {
+        splitter.update(text, false);
+      } finally {
+        Lexer.prototype.lex = lex;
+      }
+      return lexed;
+    };
+    expect(lexedOnCompletion(paragraphs)).toEqual(['Paragraph 199.'.length]);
+    const withDefinition = `See [the docs][d].\n\n${paragraphs}\n\n[d]: https://example.com`;
+    expect(lexedOnCompletion(withDefinition)).toEqual([withDefinition.length]);
+  });
+
   it('never finishes an open code fence', () => {
     const splitter = new BlockSplitter();
     const open = 'Intro\n\n```rust\nfn a() {}\n\n# not a heading\n\n- nor a list\n';
