@@ -67,7 +67,10 @@ sleep 10
 rss=0
 pss=0
 for member in $(tree_of "$pid"); do
-  rss=$((rss + $(ps -o rss= -p "$member" || echo 0)))
-  pss=$((pss + $(awk '/^Pss:/ {print $2}' "/proc/$member/smaps_rollup" 2>/dev/null || echo 0)))
+  member_rss=$(ps -o rss= -p "$member" || echo 0)
+  member_pss=$(awk '/^Pss:/ {print $2}' "/proc/$member/smaps_rollup" 2>/dev/null || echo 0)
+  echo "  $(ps -o comm= -p "$member"): RSS $((member_rss / 1024)) MB, PSS $((member_pss / 1024)) MB"
+  rss=$((rss + member_rss))
+  pss=$((pss + member_pss))
 done
 echo "idle memory, 2,000-message session open: RSS $((rss / 1024)) MB, PSS $((pss / 1024)) MB ($(tree_of "$pid" | wc -l) processes)"
