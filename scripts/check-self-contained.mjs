@@ -3,7 +3,8 @@
 // folder beside the checkout. A clone with nothing beside it must test itself.
 //
 // Relative paths are resolved from where they are used: in Rust, from the crate's manifest
-// folder (`CARGO_MANIFEST_DIR`, the nearest folder with a Cargo.toml); elsewhere, from the
+// folder (`CARGO_MANIFEST_DIR`, the nearest folder with a Cargo.toml) except `#[path]` and
+// `include_str!`/`include_bytes!`, which are relative to the file; elsewhere, from the
 // file's own folder. Test data (tests/fixtures/) and Markdown are not scanned.
 //
 // Usage: node scripts/check-self-contained.mjs [ROOT]   (default: the repository of this script)
@@ -36,8 +37,12 @@ function baseOf(file) {
 const problems = [];
 for (const file of files) {
   const text = readFileSync(path.join(root, file), 'utf8');
-  const base = baseOf(file);
+  const manifestBase = baseOf(file);
   text.split('\n').forEach((line, index) => {
+    // Rust resolves `#[path = …]` and `include_str!`/`include_bytes!` from the file's own folder.
+    const base = /#\[path\s*=|include_(?:str|bytes)!/.test(line)
+      ? path.dirname(file)
+      : manifestBase;
     const where = `${file}:${index + 1}`;
     if (/(^|[^\w.])\.\.\/shared\b|shared\/fixtures/.test(line)) {
       problems.push(`${where}: refers to the shared/ folder beside the repository: ${line.trim()}`);
