@@ -138,10 +138,8 @@ describe('BlockSplitter', () => {
     }
   });
 
-  it('lexes only the live tail on an append', () => {
-    const paragraphs = Array.from({ length: 200 }, (_, i) => `Paragraph ${i}.`).join('\n\n');
-    const splitter = new BlockSplitter();
-    splitter.update(paragraphs, true);
+  /** The lengths of the texts marked lexes while `work` runs. */
+  function lexedDuring(work: () => void): number[] {
     const lex = Lexer.prototype.lex;
     const lexed: number[] = [];
     Lexer.prototype.lex = function (src: string) {
@@ -149,30 +147,27 @@ describe('BlockSplitter', () => {
       return lex.call(this, src);
     };
     try {
-      splitter.update(`${paragraphs} more`, true);
+      work();
     } finally {
       Lexer.prototype.lex = lex;
     }
+    return lexed;
+  }
+
+  const paragraphs = Array.from({ length: 200 }, (_, i) => `Paragraph ${i}.`).join('\n\n');
+
+  it('lexes only the live tail on an append', () => {
+    const splitter = new BlockSplitter();
+    splitter.update(paragraphs, true);
+    const lexed = lexedDuring(() => splitter.update(`${paragraphs} more`, true));
     expect(lexed).toEqual(['Paragraph 199. more'.length]);
   });
 
   it('lexes only the tail when the message completes, and all of it for a late reference', () => {
-    const paragraphs = Array.from({ length: 200 }, (_, i) => `Paragraph ${i}.`).join('\n\n');
     const lexedOnCompletion = (text: string): number[] => {
       const splitter = new BlockSplitter();
       splitter.update(text, true);
-      const lex = Lexer.prototype.lex;
-      const lexed: number[] = [];
-      Lexer.prototype.lex = function (src: string) {
-        lexed.push(src.length);
-        return lex.call(this, src);
-      };
-      try {
-        splitter.update(text, false);
-      } finally {
-        Lexer.prototype.lex = lex;
-      }
-      return lexed;
+      return lexedDuring(() => splitter.update(text, false));
     };
     expect(lexedOnCompletion(paragraphs)).toEqual(['Paragraph 199.'.length]);
     const withDefinition = `See [the docs][d].\n\n${paragraphs}\n\n[d]: https://example.com`;
