@@ -47,10 +47,11 @@ pub async fn start_session(
         let config = SessionConfig {
             cwd: root,
             selection,
-            thinking: ThinkingLevel::Off,
+            thinking: arbor.default_thinking(),
             tools: DEFAULT_TOOLS.iter().map(|t| (*t).to_owned()).collect(),
             system_prompt: None,
             append_system_prompt: None,
+            tool_environment: arbor.tool_environment(&[]),
         };
         let start = session_id.map_or(SessionStart::Latest, SessionStart::Resume);
         let mut session = arbor.start_session(config, Some(start))?;

@@ -124,6 +124,11 @@ pub struct AgentArgs {
     /// Add text to the end of the system prompt.
     #[arg(long, value_name = "TEXT")]
     pub append_system_prompt: Option<String>,
+
+    /// Let tool processes see this environment variable although it holds a key (repeatable).
+    /// By default every provider's key variable is withheld from `bash`.
+    #[arg(long = "pass-env", value_name = "NAME")]
+    pub pass_env: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -189,6 +194,35 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Manage API keys in the OS keychain (and the GitHub token, account `github`).
+    Auth {
+        #[command(subcommand)]
+        action: AuthAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuthAction {
+    /// Keep a provider's key in the OS keychain. The key is read from standard input, or from
+    /// a prompt that does not echo it; never from an argument.
+    Set {
+        /// A provider id (see `arbor models`), or `github`.
+        provider: String,
+        /// Keep the key for this process only when no keychain is reachable (useless for a
+        /// one-shot command; kept for scripts that test the path).
+        #[arg(long, hide = true)]
+        run_only: bool,
+    },
+    /// Where each provider's key comes from: env, keychain or none (never the key).
+    List {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a provider's key from the OS keychain.
+    Remove { provider: String },
+    /// Send one cheap request with the provider's key and say whether it works.
+    Test { provider: String },
 }
 
 #[cfg(test)]

@@ -414,7 +414,7 @@ fn slash_command(
                 model: Some(argument.to_owned()),
                 ..resolver.base.clone()
             };
-            match selection::select(&resolver.catalog, &args, |name| std::env::var(name).ok()) {
+            match selection::select(&resolver.catalog, &args, &resolver.keys) {
                 Ok(selection) => {
                     let name = selection.model_name();
                     match session.set_model(selection) {

@@ -5,6 +5,7 @@
 //! line on stderr), 2 for usage errors, 130 when interrupted.
 
 mod args;
+mod auth;
 mod config;
 mod interactive;
 mod interactive_tree;
@@ -21,6 +22,9 @@ mod transfer;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
+use std::sync::Arc;
+
+use arbor_coding::app::{ProviderKeys, Settings};
 
 use clap::Parser;
 
@@ -77,6 +81,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             stored::search(&data_dir, &query, *json, &mut std::io::stdout().lock())?;
             return Ok(ExitCode::SUCCESS);
         }
+        Some(Command::Auth { action }) => return auth::run(&data_dir, action),
         _ => {}
     }
 
@@ -102,7 +107,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 
     let catalog = config::load_catalog(&data_dir)?;
-    let selection = match selection::select(&catalog, &cli.model, |name| std::env::var(name).ok()) {
+    let settings = Settings::load(&data_dir)?;
+    let keys = Arc::new(ProviderKeys::for_app());
+    let mut model_args = cli.model.clone();
+    if model_args.model.is_none() && model_args.provider.is_none() && model_args.base_url.is_none()
+    {
+        model_args.model = settings.default_model.clone();
+    }
+    let selection = match selection::select(&catalog, &model_args, &keys) {
         Ok(selection) => selection,
         // A provider or model that does not exist is a mistake on the command line.
         Err(selection::SelectionError::Catalog(error)) => return usage(&error.to_string()),
@@ -116,12 +128,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         );
     }
     let cwd = std::env::current_dir()?;
+    let mut pass_through = settings.tool_env_pass_through.clone();
+    pass_through.extend(cli.agent.pass_env.iter().cloned());
+    let tool_environment = arbor_coding::app::tool_environment(&catalog, &keys, &pass_through);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let mut session = match session::start(selection, cli.model.thinking, &cli.agent, &cwd) {
+        let mut session = match session::start(
+            selection,
+            cli.model.thinking,
+            &cli.agent,
+            &cwd,
+            tool_environment,
+        ) {
             Ok(session) => session,
             Err(arbor_coding::app::AppError::Tools(error)) => return usage(&error.to_string()),
             Err(error) => return Err(error.into()),
@@ -130,6 +151,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         let resolver = rpc_mode::ModelResolver {
             catalog,
             base: cli.model.clone(),
+            keys,
         };
         match cli.mode {
             Mode::Json => json_mode::run(session, prompts).await,

@@ -13,7 +13,7 @@ use arbor_llm::{AssistantEvent, LlmError, StopReason};
 use arbor_protocol::{AgentEvent, AgentMessage, RunStatus, SessionEvent};
 
 use crate::selection::Selection;
-use arbor_coding::app::LiveSession;
+use arbor_coding::app::{KeySource, LiveSession};
 
 pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Result<ExitCode> {
     let agent = session.agent.clone();
@@ -109,9 +109,15 @@ pub fn failure_line(selection: &Selection, error: &LlmError) -> String {
         error.class()
     );
     if matches!(error, LlmError::Authentication { .. }) {
-        match &selection.api_key_env {
-            Some(env) => line.push_str(&format!(" — set {env} or pass --api-key")),
-            None => line.push_str(" — pass the endpoint's key with --api-key"),
+        let provider = &model.provider;
+        match (&selection.key_source, &selection.api_key_env) {
+            (KeySource::Keychain { .. }, _) => line.push_str(&format!(
+                " — the keychain's key was refused: replace it with `arbor auth set {provider}`"
+            )),
+            (_, Some(env)) => line.push_str(&format!(
+                " — set {env}, run `arbor auth set {provider}`, or pass --api-key"
+            )),
+            (_, None) => line.push_str(" — pass the endpoint's key with --api-key"),
         }
     }
     line
@@ -130,6 +136,9 @@ mod tests {
             catalogued: true,
             api_key: arbor_coding::app::ApiKey::new("bad"),
             api_key_env: Some("ANTHROPIC_API_KEY".into()),
+            key_source: KeySource::Env {
+                variable: "ANTHROPIC_API_KEY".into(),
+            },
         };
         let line = failure_line(
             &selection,
@@ -143,7 +152,7 @@ mod tests {
         );
         assert!(
             line.contains("invalid x-api-key")
-                && line.ends_with("set ANTHROPIC_API_KEY or pass --api-key"),
+                && line.ends_with("set ANTHROPIC_API_KEY, run `arbor auth set anthropic`, or pass --api-key"),
             "{line}"
         );
     }

@@ -7,7 +7,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use arbor_coding::app::{AppError, LiveSession};
+use arbor_coding::app::{AppError, LiveSession, ProviderKeys};
 use arbor_coding::export::{ExportFormat, ExportScope};
 use arbor_llm::catalog::Catalog;
 use arbor_protocol::{Command, CommandEnvelope};
@@ -25,6 +25,7 @@ use crate::selection;
 pub struct ModelResolver {
     pub catalog: Catalog,
     pub base: ModelArgs,
+    pub keys: Arc<ProviderKeys>,
 }
 
 type Shared = Arc<RwLock<LiveSession>>;
@@ -191,9 +192,7 @@ async fn handle(
                 model: Some(model),
                 ..resolver.base.clone()
             };
-            let selection = match selection::select(&resolver.catalog, &args, |name| {
-                std::env::var(name).ok()
-            }) {
+            let selection = match selection::select(&resolver.catalog, &args, &resolver.keys) {
                 Ok(selection) => selection,
                 Err(error) => return Some(Err(error.into())),
             };

@@ -2,7 +2,9 @@
 //! `arbor_coding::app::ModelRequest`, resolved by the session API, with the CLI's wording for
 //! a missing key (it names `--api-key`).
 
-use arbor_coding::app::{self, ApiKey, ModelRequest, SelectionError as AppSelectionError};
+use arbor_coding::app::{
+    self, ApiKey, ModelRequest, ProviderKeys, SelectionError as AppSelectionError,
+};
 use arbor_llm::catalog::{Catalog, CatalogError};
 
 use crate::args::ModelArgs;
@@ -13,7 +15,7 @@ pub use arbor_coding::app::Selection;
 pub enum SelectionError {
     #[error(transparent)]
     Catalog(#[from] CatalogError),
-    #[error("{provider}: no API key. Set {env} or pass --api-key")]
+    #[error("{provider}: no API key. Set {env}, run `arbor auth set {provider}`, or pass --api-key")]
     MissingKey { provider: String, env: String },
 }
 
@@ -28,14 +30,14 @@ pub fn request(args: &ModelArgs) -> ModelRequest {
     }
 }
 
-/// Resolves the flags against the catalogue; `env` reads environment variables (injected so
-/// tests do not depend on the process environment).
+/// Resolves the flags against the catalogue; keys come from the flag, else `keys` (the
+/// provider's variable, then the keychain).
 pub fn select(
     catalog: &Catalog,
     args: &ModelArgs,
-    env: impl Fn(&str) -> Option<String>,
+    keys: &ProviderKeys,
 ) -> Result<Selection, SelectionError> {
-    app::select(catalog, &request(args), env).map_err(|error| match error {
+    app::select(catalog, &request(args), keys).map_err(|error| match error {
         AppSelectionError::Catalog(error) => SelectionError::Catalog(error),
         AppSelectionError::MissingKey { provider, env } => {
             SelectionError::MissingKey { provider, env }
@@ -59,8 +61,15 @@ mod tests {
         }
     }
 
-    fn no_env(_: &str) -> Option<String> {
-        None
+    fn keys(env: impl Fn(&str) -> Option<String> + Send + Sync + 'static) -> ProviderKeys {
+        ProviderKeys::new(
+            std::sync::Arc::new(env),
+            std::sync::Arc::new(arbor_coding::secrets::MemoryStore::new()),
+        )
+    }
+
+    fn no_env() -> ProviderKeys {
+        keys(|_| None)
     }
 
     fn key(selection: &Selection) -> Option<&str> {
@@ -74,16 +83,18 @@ mod tests {
             provider: Some("openai".into()),
             ..args()
         };
-        let selection = select(&catalog, &args, |name| {
-            (name == "OPENAI_API_KEY").then(|| "sk-env".into())
-        })
+        let selection = select(
+            &catalog,
+            &args,
+            &keys(|name| (name == "OPENAI_API_KEY").then(|| "sk-env".into())),
+        )
         .unwrap();
         assert_eq!(key(&selection), Some("sk-env"));
         let args = ModelArgs {
             api_key: Some("sk-flag".into()),
             ..args
         };
-        let selection = select(&catalog, &args, |_| Some("sk-env".into())).unwrap();
+        let selection = select(&catalog, &args, &keys(|_| Some("sk-env".into()))).unwrap();
         assert_eq!(key(&selection), Some("sk-flag"));
     }
 
@@ -94,13 +105,13 @@ mod tests {
             model: Some("anthropic/claude-haiku-4-5".into()),
             ..args()
         };
-        let error = select(&catalog, &args, no_env).unwrap_err().to_string();
+        let error = select(&catalog, &args, &no_env()).unwrap_err().to_string();
         assert_eq!(
             error,
-            "anthropic: no API key. Set ANTHROPIC_API_KEY or pass --api-key"
+            "anthropic: no API key. Set ANTHROPIC_API_KEY, run `arbor auth set anthropic`, or pass --api-key"
         );
         // An empty variable counts as missing.
-        assert!(select(&catalog, &args, |_| Some("  ".into())).is_err());
+        assert!(select(&catalog, &args, &keys(|_| Some("  ".into()))).is_err());
     }
 
     #[test]
@@ -110,7 +121,7 @@ mod tests {
             provider: Some("ollama".into()),
             ..args()
         };
-        let selection = select(&catalog, &args, no_env).unwrap();
+        let selection = select(&catalog, &args, &no_env()).unwrap();
         assert_eq!(key(&selection), None);
         assert_eq!(selection.model.base_url, "http://127.0.0.1:11434/v1");
     }
@@ -123,7 +134,7 @@ mod tests {
             base_url: Some("http://127.0.0.1:9".into()),
             ..args()
         };
-        let selection = select(&catalog, &args, no_env).unwrap();
+        let selection = select(&catalog, &args, &no_env()).unwrap();
         assert_eq!(selection.model.api, Api::GoogleGenerativeAi);
         assert_eq!(selection.model.id, "gemini-2.5-pro");
         assert!(selection.catalogued);
@@ -137,7 +148,7 @@ mod tests {
             ..args()
         };
         assert!(matches!(
-            select(&catalog, &args, no_env),
+            select(&catalog, &args, &no_env()),
             Err(SelectionError::Catalog(CatalogError::UnknownModel { .. }))
         ));
     }

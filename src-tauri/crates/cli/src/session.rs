@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use arbor_coding::app::{AppError, LiveSession, SessionConfig};
+use arbor_coding::secrets::ToolEnvironment;
 use arbor_coding::{parse_tool_list, CodingEvent};
 use arbor_llm::ThinkingLevel;
 
@@ -70,6 +71,7 @@ pub fn start(
     thinking: ThinkingLevel,
     args: &AgentArgs,
     cwd: &Path,
+    tool_environment: ToolEnvironment,
 ) -> Result<LiveSession, AppError> {
     LiveSession::start(SessionConfig {
         cwd: cwd.to_owned(),
@@ -78,5 +80,6 @@ pub fn start(
         tools: tool_names(args),
         system_prompt: args.system_prompt.clone(),
         append_system_prompt: args.append_system_prompt.clone(),
+        tool_environment,
     })
 }

@@ -69,6 +69,7 @@ fn open_chat(data: &Path, project: &Path, runtime: &tokio::runtime::Runtime) -> 
             .collect(),
         system_prompt: None,
         append_system_prompt: None,
+        tool_environment: app.tool_environment(&[]),
     };
     let session = app
         .start_session(config, Some(SessionStart::Latest))

@@ -19,6 +19,8 @@
 //!   summaries; [`request_hook`]: [`SessionRequestHook`], which the agent asks before every
 //!   request (compaction) and after a failed one (compact-and-retry on overflow, mid-stream
 //!   retries).
+//! - [`secrets`]: [`secrets::Secret`], the keychain and in-memory [`secrets::SecretStore`]s,
+//!   redacting tool output and withholding keys from tool processes.
 //! - [`system_prompt`]: the system prompt: tools with guidance, `AGENTS.md`/`CLAUDE.md` context
 //!   files, custom and appended text, date and working directory.
 
@@ -26,6 +28,7 @@ pub mod app;
 pub mod compaction;
 pub mod export;
 pub mod request_hook;
+pub mod secrets;
 pub mod sessions;
 pub mod system_prompt;
 pub mod tools;

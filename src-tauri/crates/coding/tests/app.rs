@@ -68,6 +68,7 @@ impl Setup {
             tools: vec!["read".into(), "write".into()],
             system_prompt: Some("You are a test agent.".into()),
             append_system_prompt: None,
+            tool_environment: self.app.tool_environment(&[]),
         };
         let mut session = self
             .app

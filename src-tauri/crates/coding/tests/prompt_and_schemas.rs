@@ -21,6 +21,7 @@ fn tool_selection() {
     let options = BuiltinToolOptions {
         names: parse_tool_list("read, grep,read"),
         accepts_images: false,
+        ..BuiltinToolOptions::default()
     };
     let tools = builtin_tools(&workspace, &options).unwrap();
     let names: Vec<&str> = tools.iter().map(|tool| tool.spec().name.as_str()).collect();
@@ -28,6 +29,7 @@ fn tool_selection() {
     let options = BuiltinToolOptions {
         names: vec!["read".into(), "rm".into()],
         accepts_images: false,
+        ..BuiltinToolOptions::default()
     };
     let error = builtin_tools(&workspace, &options).err().unwrap();
     assert_eq!(error, BuiltinToolsError::UnknownTool { name: "rm".into() });

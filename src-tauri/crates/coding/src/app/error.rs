@@ -6,7 +6,10 @@ use arbor_llm::catalog::CatalogError;
 use arbor_llm::LlmError;
 use arbor_store::StoreError;
 
+use super::custom_endpoints::EndpointError;
 use super::project::ProjectError;
+use super::settings::SettingsError;
+use crate::secrets::SecretError;
 use super::selection::SelectionError;
 use crate::compaction::CompactionError;
 use crate::export::{ImportError, UnknownExportOption, WriteError};
@@ -38,6 +41,14 @@ pub enum AppError {
     Write(#[from] WriteError),
     #[error(transparent)]
     Import(#[from] ImportError),
+    #[error(transparent)]
+    Secret(#[from] SecretError),
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    #[error(transparent)]
+    Endpoint(#[from] EndpointError),
+    #[error("the key is empty: paste the key itself")]
+    EmptyKey,
     #[error("the agent is busy: steer it, queue a follow-up, or abort the run first")]
     Busy,
     #[error("this session is not stored")]
@@ -65,6 +76,10 @@ impl AppError {
             AppError::NoDataDir => "no_data_dir",
             AppError::Catalog(_) => "catalog",
             AppError::Selection(error) => error.code(),
+            AppError::Secret(error) => error.code(),
+            AppError::Settings(error) => error.code(),
+            AppError::Endpoint(error) => error.code(),
+            AppError::EmptyKey => "empty_key",
             AppError::Project(error) => error.code(),
             AppError::Store(error) => store_code(error),
             AppError::Sessions(SessionsError::Store(error)) => store_code(error),

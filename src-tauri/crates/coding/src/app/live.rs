@@ -11,6 +11,7 @@ use arbor_protocol::{AgentEvent, CodingEvent, SessionEvent};
 use arbor_store::Store;
 
 use super::selection::Selection;
+use crate::secrets::{Redactor, ToolEnvironment};
 use super::AppError;
 use crate::{
     build_system_prompt, builtin_tools, load_context_files, today_utc, BuiltinToolOptions,
@@ -31,6 +32,9 @@ pub struct SessionConfig {
     pub system_prompt: Option<String>,
     /// Added after the system prompt.
     pub append_system_prompt: Option<String>,
+    /// What tool processes must not inherit (see [`super::tool_environment`]); the session adds
+    /// its own key, and cleans tool output of every key listed here.
+    pub tool_environment: ToolEnvironment,
 }
 
 /// Which stored session a live session starts on.
@@ -61,6 +65,8 @@ pub struct LiveSession {
     /// Compacts the conversation (also the agent's request hook); set by [`LiveSession::attach`].
     pub compactor: Option<Arc<Compactor>>,
     workspace: Workspace,
+    tool_environment: ToolEnvironment,
+    redactor: Redactor,
     client: LlmClient,
     sink: SinkSlot,
     subscription: Option<SubscriptionId>,
@@ -88,13 +94,24 @@ impl LiveSession {
             tools: names,
             system_prompt,
             append_system_prompt,
+            mut tool_environment,
         } = config;
         let workspace = Workspace::new(&cwd);
+        let redactor = Redactor::new();
+        for secret in tool_environment.secrets() {
+            redactor.add(secret);
+        }
+        if let Some(key) = &selection.api_key {
+            tool_environment.add_secret(key);
+            redactor.add(key);
+        }
         let tools = builtin_tools(
             &workspace,
             &BuiltinToolOptions {
                 names: names.clone(),
                 accepts_images: selection.model.images,
+                environment: tool_environment.clone(),
+                redactor: redactor.clone(),
             },
         )?;
         let system_prompt = build_system_prompt(&SystemPromptOptions {
@@ -131,6 +148,8 @@ impl LiveSession {
             recorder: None,
             compactor: None,
             workspace,
+            tool_environment,
+            redactor,
             client,
             sink,
             subscription: None,
@@ -219,14 +238,21 @@ impl LiveSession {
     }
 
     /// Switches to `selection` for the next request: the model, its key, and the tools rebuilt
-    /// for it (an image-capable model gets a `read` that returns images); recorded in the
-    /// session.
+    /// for it (an image-capable model gets a `read` that returns images; the new key is withheld
+    /// and redacted too); recorded in the session.
     pub fn set_model(&mut self, selection: Selection) -> Result<(), AppError> {
+        // The earlier key stays hidden too: it may still be in the conversation's tools.
+        if let Some(key) = &selection.api_key {
+            self.tool_environment.add_secret(key);
+            self.redactor.add(key);
+        }
         let tools = builtin_tools(
             &self.workspace,
             &BuiltinToolOptions {
                 names: self.tool_names.clone(),
                 accepts_images: selection.model.images,
+                environment: self.tool_environment.clone(),
+                redactor: self.redactor.clone(),
             },
         )?;
         self.agent.set_tools(tools);

@@ -12,21 +12,29 @@
 //!   typed structs of [`responses`].
 //! - [`view`]: what a chat window shows — the current branch with node ids and siblings, and
 //!   the header's figures.
-//! - [`selection`]: resolving a model and its key; [`keys`]: [`ApiKey`], a key that never
-//!   prints; [`project`]: checking a folder before it becomes a project; [`data_dir`].
+//! - [`selection`]: resolving a model and its key; [`keys`]: [`ProviderKeys`] — where a
+//!   provider's key comes from (its variable, then the OS keychain; see [`crate::secrets`]) and
+//!   what tool processes must not inherit ([`tool_environment`]); [`key_check`]: one cheap
+//!   request that says whether a key works; [`settings`]: `settings.json` (defaults, the
+//!   tool-environment pass-through list); [`custom_endpoints`]: adding a provider to
+//!   `models.json`; [`user_config`]: those as [`ArborApp`] methods; [`project`]: checking a folder before it becomes a project; [`data_dir`].
 //! - [`error`]: [`AppError`] with a stable `code()`.
 //!
 //! Store work of the app-wide calls is synchronous; async front ends run it through
 //! [`blocking`], off the runtime's worker threads.
 
 pub mod commands;
+pub mod custom_endpoints;
 pub mod data_dir;
 pub mod error;
+pub mod key_check;
 pub mod keys;
 pub mod live;
 pub mod project;
 pub mod responses;
 pub mod selection;
+pub mod settings;
+pub mod user_config;
 pub mod view;
 
 use std::collections::HashSet;
@@ -39,10 +47,14 @@ use serde::Serialize;
 
 pub use data_dir::{resolve_data_dir, DATA_DIR_ENV};
 pub use error::AppError;
-pub use keys::{ApiKey, KeySource};
+pub use custom_endpoints::CustomEndpoint;
+pub use key_check::{check_key, KeyCheck};
+pub use keys::{tool_environment, ApiKey, KeySource, ProviderKeyStatus, ProviderKeys};
 pub use live::{request_options, LiveSession, SessionConfig, SessionStart};
 pub use project::{check_folder, ProjectError, ProjectFolder};
-pub use selection::{provider_key_source, select, ModelRequest, Selection, SelectionError};
+pub use selection::{select, ModelRequest, Selection, SelectionError};
+pub use settings::{Settings, SettingsError};
+pub use user_config::{KeyStatusList, KeychainProblem, GITHUB_TOKEN_VARIABLES};
 pub use view::{BranchEntry, SessionState, SessionView};
 
 /// Reads an environment variable (injected so tests do not depend on the process's).
@@ -76,7 +88,8 @@ pub struct RecentProject {
 pub struct ModelGroup {
     pub provider: String,
     pub display_name: String,
-    #[ts(type = "'env' | 'not_needed' | 'missing'")]
+    /// Where its key comes from: `keychain`, `env`, `none` (missing) or `not-needed`.
+    #[ts(type = "'keychain' | 'env' | 'none' | 'not-needed'")]
     pub key: &'static str,
     pub key_env: Option<String>,
     pub models: Vec<ModelEntry>,
@@ -104,9 +117,11 @@ pub struct SessionListItem {
 /// App-wide state: one per process.
 pub struct ArborApp {
     data_dir: PathBuf,
-    catalog: Arc<Catalog>,
+    /// Replaced whole when `models.json` changes (a custom endpoint added).
+    catalog: std::sync::RwLock<Arc<Catalog>>,
     store: Mutex<Store>,
-    env: EnvReader,
+    keys: Arc<ProviderKeys>,
+    settings: Mutex<Settings>,
 }
 
 impl std::fmt::Debug for ArborApp {
@@ -119,31 +134,52 @@ impl std::fmt::Debug for ArborApp {
 
 impl ArborApp {
     /// Opens the data folder (`explicit`, else `$ARBOR_DATA_DIR`, else the OS data folder):
-    /// its `arbor.db` and `models.json`. Keys are read from the process environment.
+    /// its `arbor.db`, `models.json` and `settings.json`. Keys come from the process environment,
+    /// then the OS keychain.
     pub fn open(explicit: Option<&Path>) -> Result<Self, AppError> {
         let data_dir = resolve_data_dir(explicit)?;
         let catalog = Catalog::load(&data_dir).map_err(AppError::Catalog)?;
+        let settings = Settings::load(&data_dir)?;
         let store = Store::open(&data_dir)?;
         Ok(Self {
             data_dir,
-            catalog: Arc::new(catalog),
+            catalog: std::sync::RwLock::new(Arc::new(catalog)),
             store: Mutex::new(store),
-            env: Arc::new(|name| std::env::var(name).ok()),
+            keys: Arc::new(ProviderKeys::for_app()),
+            settings: Mutex::new(settings),
         })
     }
 
-    /// Reads keys through `env` instead of the process environment (tests).
-    pub fn with_env(mut self, env: EnvReader) -> Self {
-        self.env = env;
+    /// Reads keys through `env` and an in-memory store instead of the process environment and
+    /// the keychain (tests).
+    pub fn with_env(self, env: EnvReader) -> Self {
+        self.with_keys(ProviderKeys::new(
+            env,
+            Arc::new(crate::secrets::MemoryStore::new()),
+        ))
+    }
+
+    /// Reads keys through `keys`.
+    pub fn with_keys(mut self, keys: ProviderKeys) -> Self {
+        self.keys = Arc::new(keys);
         self
+    }
+
+    /// Where provider keys come from.
+    pub fn keys(&self) -> &ProviderKeys {
+        &self.keys
     }
 
     pub fn data_dir(&self) -> &Path {
         &self.data_dir
     }
 
-    pub fn catalog(&self) -> &Catalog {
-        &self.catalog
+    /// The model catalogue as it is now.
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.catalog
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
     }
 
     fn store(&self) -> std::sync::MutexGuard<'_, Store> {
@@ -192,15 +228,15 @@ impl ArborApp {
             .collect())
     }
 
-    /// Resolves a model request with this app's environment.
+    /// Resolves a model request with this app's keys.
     pub fn select(&self, request: &ModelRequest) -> Result<Selection, AppError> {
-        let env = self.env.clone();
-        Ok(select(&self.catalog, request, move |name| env(name))?)
+        Ok(select(&self.catalog(), request, &self.keys)?)
     }
 
     /// The model a new window starts with: the one `preferred` names (`provider/id`, e.g. what
-    /// the project's last session used) when its key is at hand, else the catalogue default
-    /// when its key is at hand, else the first provider whose key is in the environment, else
+    /// the project's last session used) when its key is at hand, else the settings' default
+    /// model, else the catalogue default when its key is at hand, else the first provider whose
+    /// key is in the environment or the keychain, else
     /// the first `models.json` provider that needs no key, else the catalogue default without
     /// a key (requests then fail with an authentication error that says which variable to set).
     pub fn default_selection(&self, preferred: Option<&str>) -> Result<Selection, AppError> {
@@ -215,17 +251,24 @@ impl ArborApp {
         if let Some(found) = preferred.and_then(|name| try_model(Some(name), None)) {
             return Ok(found);
         }
+        let default_model = self.settings().default_model;
+        if let Some(found) = default_model.and_then(|name| try_model(Some(&name), None)) {
+            return Ok(found);
+        }
         if let Some(found) = try_model(None, None) {
             return Ok(found);
         }
         let builtin: HashSet<String> = Catalog::builtin()
             .map(|c| c.providers().iter().map(|p| p.name.clone()).collect())
             .unwrap_or_default();
-        let providers = self.catalog.providers();
+        let catalog = self.catalog();
+        let providers = catalog.providers();
         let with_env_key = providers.iter().find(|p| {
-            p.api_key_env
-                .as_deref()
-                .is_some_and(|var| (self.env)(var).is_some_and(|v| !v.trim().is_empty()))
+            p.api_key_env.is_some()
+                && self
+                    .keys
+                    .lookup(&p.name, p.api_key_env.as_deref())
+                    .is_some()
         });
         let keyless_custom = || {
             providers
@@ -238,12 +281,8 @@ impl ArborApp {
         {
             return Ok(found);
         }
-        let (model, catalogued) = self
-            .catalog
-            .resolve(None, None)
-            .map_err(AppError::Catalog)?;
-        let api_key_env = self
-            .catalog
+        let (model, catalogued) = catalog.resolve(None, None).map_err(AppError::Catalog)?;
+        let api_key_env = catalog
             .provider(&model.provider)
             .map_err(AppError::Catalog)?
             .api_key_env
@@ -252,28 +291,26 @@ impl ArborApp {
             model,
             catalogued,
             api_key: None,
+            key_source: KeySource::Missing {
+                variable: api_key_env.clone(),
+            },
             api_key_env,
         })
     }
 
     /// The catalogue by provider, each marked with where its key would come from.
     pub fn model_groups(&self) -> Vec<ModelGroup> {
-        self.catalog
+        self.catalog()
             .providers()
             .iter()
             .map(|provider| {
-                let env = self.env.clone();
-                let source = provider_key_source(&self.catalog, &provider.name, move |n| env(n))
-                    .unwrap_or(KeySource::NotNeeded);
-                let key = match source {
-                    KeySource::Env { .. } | KeySource::Given => "env",
-                    KeySource::NotNeeded => "not_needed",
-                    KeySource::Missing { .. } => "missing",
-                };
+                let source = self
+                    .keys
+                    .source(&provider.name, provider.api_key_env.as_deref());
                 ModelGroup {
                     provider: provider.name.clone(),
                     display_name: provider.display_name.clone(),
-                    key,
+                    key: source.kind(),
                     key_env: provider.api_key_env.clone(),
                     models: provider
                         .models

@@ -1,11 +1,11 @@
 //! Which model, endpoint and key a session uses: a [`ModelRequest`] resolved against the
-//! catalogue and the environment. Both front ends resolve models here, so a model change is
+//! catalogue and the provider keys (environment, then keychain). Both front ends resolve models here, so a model change is
 //! one code path.
 
 use arbor_llm::catalog::{Catalog, CatalogError};
 use arbor_llm::{Api, Model};
 
-use super::keys::{ApiKey, KeySource};
+use super::keys::{ApiKey, KeySource, ProviderKeys};
 
 /// What a front end asks for; `None` fields take the catalogue's defaults.
 #[derive(Debug, Clone, Default)]
@@ -29,24 +29,14 @@ pub struct Selection {
     pub api_key: Option<ApiKey>,
     /// The environment variable the provider's key is read from, for messages.
     pub api_key_env: Option<String>,
+    /// Where the key came from.
+    pub key_source: KeySource,
 }
 
 impl Selection {
     /// `provider/id`, as sessions record it.
     pub fn model_name(&self) -> String {
         format!("{}/{}", self.model.provider, self.model.id)
-    }
-
-    /// Where the key came from (never the key).
-    pub fn key_source(&self, given: bool) -> KeySource {
-        match (&self.api_key, &self.api_key_env) {
-            (Some(_), _) if given => KeySource::Given,
-            (Some(_), Some(variable)) => KeySource::Env {
-                variable: variable.clone(),
-            },
-            (Some(_), None) => KeySource::Given,
-            (None, _) => KeySource::NotNeeded,
-        }
     }
 }
 
@@ -56,7 +46,7 @@ impl Selection {
 pub enum SelectionError {
     #[error(transparent)]
     Catalog(#[from] CatalogError),
-    #[error("{provider}: no API key. Set {env}")]
+    #[error("{provider}: no API key. Set {env} or keep a key in the keychain")]
     MissingKey { provider: String, env: String },
 }
 
@@ -71,28 +61,12 @@ impl SelectionError {
     }
 }
 
-/// Where a provider's key would come from, before any model of it is chosen (model pickers).
-pub fn provider_key_source(
-    catalog: &Catalog,
-    provider: &str,
-    env: impl Fn(&str) -> Option<String>,
-) -> Result<KeySource, SelectionError> {
-    let variable = catalog.provider(provider)?.api_key_env.clone();
-    Ok(match variable {
-        None => KeySource::NotNeeded,
-        Some(variable) if env(&variable).is_some_and(|v| !v.trim().is_empty()) => {
-            KeySource::Env { variable }
-        }
-        Some(variable) => KeySource::Missing { variable },
-    })
-}
-
-/// Resolves `request` against the catalogue; `env` reads environment variables (injected so
-/// tests do not depend on the process environment).
+/// Resolves `request` against the catalogue; the key is the request's, else the provider's
+/// from `keys`.
 pub fn select(
     catalog: &Catalog,
     request: &ModelRequest,
-    env: impl Fn(&str) -> Option<String>,
+    keys: &ProviderKeys,
 ) -> Result<Selection, SelectionError> {
     let custom_endpoint = request.base_url.is_some();
     let resolved = catalog.resolve(request.provider.as_deref(), request.model.as_deref());
@@ -120,10 +94,16 @@ pub fn select(
         model.base_url = base_url.trim_end_matches('/').to_owned();
     }
 
-    let api_key = request
-        .api_key
-        .clone()
-        .or_else(|| api_key_env.as_deref().and_then(&env).and_then(ApiKey::new));
+    let found = match &request.api_key {
+        Some(key) => Some((key.clone(), KeySource::Given)),
+        // A custom endpoint reached with `api` + `base_url` alone is nobody's provider.
+        None if model.provider == CUSTOM_PROVIDER => None,
+        None => keys.lookup(&model.provider, api_key_env.as_deref()),
+    };
+    let (api_key, key_source) = match found {
+        Some((key, source)) => (Some(key), source),
+        None => (None, KeySource::NotNeeded),
+    };
     // A custom endpoint (a proxy, a local server) may need no key even for a known provider.
     if api_key.is_none() && !custom_endpoint {
         if let Some(env_name) = &api_key_env {
@@ -138,13 +118,17 @@ pub fn select(
         catalogued,
         api_key,
         api_key_env,
+        key_source,
     })
 }
+
+/// The provider of a model reached by `api` + `base_url` alone.
+const CUSTOM_PROVIDER: &str = "custom";
 
 fn custom_model(id: String) -> Model {
     Model {
         id,
-        provider: "custom".to_owned(),
+        provider: CUSTOM_PROVIDER.to_owned(),
         api: Api::OpenAiCompletions,
         base_url: String::new(),
         reasoning: false,
@@ -158,10 +142,17 @@ fn custom_model(id: String) -> Model {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::sync::Arc;
 
-    fn no_env(_: &str) -> Option<String> {
-        None
+    use super::*;
+    use crate::secrets::MemoryStore;
+
+    fn keys(env: impl Fn(&str) -> Option<String> + Send + Sync + 'static) -> ProviderKeys {
+        ProviderKeys::new(Arc::new(env), Arc::new(MemoryStore::new()))
+    }
+
+    fn no_keys() -> ProviderKeys {
+        keys(|_| None)
     }
 
     #[test]
@@ -171,16 +162,14 @@ mod tests {
             provider: Some("openai".into()),
             ..ModelRequest::default()
         };
-        let selection = select(&catalog, &request, |name| {
-            (name == "OPENAI_API_KEY").then(|| "sk-env".into())
-        })
-        .unwrap();
+        let env_keys = keys(|name| (name == "OPENAI_API_KEY").then(|| "sk-env".into()));
+        let selection = select(&catalog, &request, &env_keys).unwrap();
         assert_eq!(
             selection.api_key.as_ref().map(ApiKey::expose),
             Some("sk-env")
         );
         assert_eq!(
-            selection.key_source(false),
+            selection.key_source,
             KeySource::Env {
                 variable: "OPENAI_API_KEY".into()
             }
@@ -189,11 +178,30 @@ mod tests {
             api_key: ApiKey::new("sk-given"),
             ..request
         };
-        let selection = select(&catalog, &request, |_| Some("sk-env".into())).unwrap();
+        let selection = select(&catalog, &request, &env_keys).unwrap();
         assert_eq!(
             selection.api_key.as_ref().map(ApiKey::expose),
             Some("sk-given")
         );
+        assert_eq!(selection.key_source, KeySource::Given);
+    }
+
+    #[test]
+    fn a_key_in_the_keychain_is_used_when_the_variable_is_unset() {
+        let catalog = Catalog::builtin().unwrap();
+        let keys = no_keys();
+        keys.set("anthropic", &ApiKey::new("sk-ant-kept").unwrap(), false)
+            .unwrap();
+        let request = ModelRequest {
+            provider: Some("anthropic".into()),
+            ..ModelRequest::default()
+        };
+        let selection = select(&catalog, &request, &keys).unwrap();
+        assert_eq!(
+            selection.api_key.as_ref().map(ApiKey::expose),
+            Some("sk-ant-kept")
+        );
+        assert_eq!(selection.key_source, KeySource::Keychain { run_only: false });
     }
 
     #[test]
@@ -203,23 +211,13 @@ mod tests {
             model: Some("anthropic/claude-haiku-4-5".into()),
             ..ModelRequest::default()
         };
-        let error = select(&catalog, &request, no_env).unwrap_err();
+        let error = select(&catalog, &request, &no_keys()).unwrap_err();
         assert_eq!(error.code(), "missing_key");
         assert_eq!(
             error.to_string(),
-            "anthropic: no API key. Set ANTHROPIC_API_KEY"
+            "anthropic: no API key. Set ANTHROPIC_API_KEY or keep a key in the keychain"
         );
-        assert!(select(&catalog, &request, |_| Some("  ".into())).is_err());
-        assert_eq!(
-            provider_key_source(&catalog, "anthropic", no_env).unwrap(),
-            KeySource::Missing {
-                variable: "ANTHROPIC_API_KEY".into()
-            }
-        );
-        assert_eq!(
-            provider_key_source(&catalog, "ollama", no_env).unwrap(),
-            KeySource::NotNeeded
-        );
+        assert!(select(&catalog, &request, &keys(|_| Some("  ".into()))).is_err());
     }
 
     #[test]
@@ -231,7 +229,7 @@ mod tests {
             model: Some("my-model".into()),
             ..ModelRequest::default()
         };
-        let selection = select(&catalog, &request, no_env).unwrap();
+        let selection = select(&catalog, &request, &no_keys()).unwrap();
         assert_eq!(selection.model.api, Api::AnthropicMessages);
         assert_eq!(selection.model.base_url, "http://127.0.0.1:9");
         assert!(!selection.catalogued);

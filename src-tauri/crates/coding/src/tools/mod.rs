@@ -9,6 +9,7 @@ pub mod grep;
 pub mod ls;
 mod paths;
 pub mod read;
+mod redacting;
 mod truncate;
 mod walk;
 pub mod write;
@@ -17,6 +18,7 @@ use std::sync::Arc;
 
 use arbor_agent::AgentTool;
 
+use crate::secrets::{Redactor, ToolEnvironment};
 use crate::workspace::Workspace;
 
 pub use bash::BashTool;
@@ -25,6 +27,7 @@ pub use find::FindTool;
 pub use grep::GrepTool;
 pub use ls::LsTool;
 pub use read::ReadTool;
+pub use redacting::RedactingTool;
 pub use truncate::{MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
 pub use write::WriteTool;
 
@@ -32,13 +35,17 @@ pub use write::WriteTool;
 pub const DEFAULT_TOOLS: &[&str] = &["read", "write", "edit", "bash", "ls", "grep", "find"];
 
 /// Which built-in tools to build, and how.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct BuiltinToolOptions {
     /// Tool names, in order; duplicates are ignored. Empty means no tools.
     pub names: Vec<String>,
     /// Whether the model accepts images: `read` returns PNG/JPEG/GIF/WebP files as image blocks
     /// only then, and a clear error otherwise.
     pub accepts_images: bool,
+    /// What `bash` processes must not inherit (the default withholds the usual key variables).
+    pub environment: ToolEnvironment,
+    /// The secrets every tool's output is cleaned of.
+    pub redactor: Redactor,
 }
 
 impl Default for BuiltinToolOptions {
@@ -46,6 +53,8 @@ impl Default for BuiltinToolOptions {
         Self {
             names: DEFAULT_TOOLS.iter().map(|name| name.to_string()).collect(),
             accepts_images: false,
+            environment: ToolEnvironment::new([], []),
+            redactor: Redactor::new(),
         }
     }
 }
@@ -56,7 +65,8 @@ pub enum BuiltinToolsError {
     UnknownTool { name: String },
 }
 
-/// Builds the enabled built-in tools over `workspace` (they share its file tracker).
+/// Builds the enabled built-in tools over `workspace` (they share its file tracker), each
+/// behind a [`RedactingTool`].
 pub fn builtin_tools(
     workspace: &Workspace,
     options: &BuiltinToolOptions,
@@ -72,7 +82,11 @@ pub fn builtin_tools(
             "read" => Arc::new(ReadTool::new(workspace.clone(), options.accepts_images)),
             "write" => Arc::new(WriteTool::new(workspace.clone())),
             "edit" => Arc::new(EditTool::new(workspace.clone())),
-            "bash" => Arc::new(BashTool::new(workspace.clone())),
+            "bash" => Arc::new(BashTool::new(
+                workspace.clone(),
+                options.environment.clone(),
+                options.redactor.clone(),
+            )),
             "ls" => Arc::new(LsTool::new(workspace.clone())),
             "grep" => Arc::new(GrepTool::new(workspace.clone())),
             "find" => Arc::new(FindTool::new(workspace.clone())),
@@ -83,7 +97,7 @@ pub fn builtin_tools(
             }
         };
         built.push(name);
-        tools.push(tool);
+        tools.push(RedactingTool::wrap(tool, options.redactor.clone()));
     }
     Ok(tools)
 }

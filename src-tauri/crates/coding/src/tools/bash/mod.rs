@@ -19,6 +19,7 @@ use self::output::{OutputLog, Utf8Stream};
 use self::process::KillOnDrop;
 use super::args::{parse_arguments, spec};
 use super::truncate::{MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
+use crate::secrets::{Redactor, ToolEnvironment};
 use crate::workspace::Workspace;
 
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
@@ -38,11 +39,15 @@ struct BashArguments {
 
 pub struct BashTool {
     workspace: Workspace,
+    environment: ToolEnvironment,
+    redactor: Redactor,
     spec: ToolSpec,
 }
 
 impl BashTool {
-    pub fn new(workspace: Workspace) -> Self {
+    /// `bash` over `workspace`; its processes run without what `environment` withholds, and
+    /// the full output it saves is cleaned of what `redactor` knows.
+    pub fn new(workspace: Workspace, environment: ToolEnvironment, redactor: Redactor) -> Self {
         let spec = spec(
             "bash",
             &format!(
@@ -70,7 +75,12 @@ impl BashTool {
                 "required": ["command"]
             }),
         );
-        Self { workspace, spec }
+        Self {
+            workspace,
+            environment,
+            redactor,
+            spec,
+        }
     }
 }
 
@@ -101,7 +111,7 @@ impl AgentTool for BashTool {
             mut child,
             output: mut pipe,
             group,
-        } = process::start(&arguments.command, self.workspace.cwd())
+        } = process::start(&arguments.command, self.workspace.cwd(), &self.environment)
             .map_err(|error| ToolError::respond(format!("Cannot start bash: {error}.")))?;
         let mut guard = KillOnDrop::new(group);
         let deadline = tokio::time::Instant::now() + Duration::from_secs(timeout_secs);
@@ -159,6 +169,11 @@ impl AgentTool for BashTool {
             return Err(ToolError::respond("bash ended in an unknown state."));
         };
         let final_output = log.finish();
+        if let Some(path) = &final_output.full_output_path {
+            if let Err(error) = self.redactor.file(path) {
+                log_error.get_or_insert(error);
+            }
+        }
         let mut text = if final_output.text.is_empty() {
             "(no output)".to_string()
         } else {

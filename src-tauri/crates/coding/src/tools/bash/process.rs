@@ -10,6 +10,8 @@ use rustix::process::{kill_process_group, Pid, Signal};
 use tokio::net::unix::pipe;
 use tokio::process::{Child, Command};
 
+use crate::secrets::ToolEnvironment;
+
 /// A started command: the child, and the read end of the pipe its stdout and stderr share.
 pub(crate) struct Started {
     pub child: Child,
@@ -20,7 +22,12 @@ pub(crate) struct Started {
 /// Starts `bash -c command` in `cwd`, in a new process group (so the group can be killed as a
 /// whole, grandchildren included), with stdout and stderr on one pipe: interleaved in the order
 /// they were written, as a terminal shows them.
-pub(crate) fn start(command: &str, cwd: &Path) -> io::Result<Started> {
+/// Variables `environment` withholds (keys) are not inherited.
+pub(crate) fn start(
+    command: &str,
+    cwd: &Path,
+    environment: &ToolEnvironment,
+) -> io::Result<Started> {
     let (writer, reader) = pipe::pipe()?;
     let writer = writer.into_blocking_fd()?;
     let mut bash = Command::new("bash");
@@ -31,6 +38,7 @@ pub(crate) fn start(command: &str, cwd: &Path) -> io::Result<Started> {
         .stdout(Stdio::from(writer.try_clone()?))
         .stderr(Stdio::from(writer))
         .process_group(0);
+    environment.apply(&mut bash);
     let child = bash.spawn()?;
     // `bash` holds our copies of the write end: drop it so the pipe reaches EOF when the
     // command's processes close theirs.

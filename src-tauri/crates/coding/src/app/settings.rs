@@ -1,0 +1,144 @@
+//! [`Settings`]: the user's preferences that both front ends read, kept in `settings.json` in
+//! the data folder (never a key: keys live in the keychain).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The settings file inside the data folder.
+pub const SETTINGS_FILE_NAME: &str = "settings.json";
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Settings {
+    /// The model new sessions start with (`provider/id`), when its key is at hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub default_model: Option<String>,
+    /// The thinking level new sessions start with (`off`, `minimal`, `low`, `medium`, `high`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub default_thinking: Option<String>,
+    /// Environment variables tool processes may see although they hold keys (passed through on
+    /// purpose; by default every provider's key variable is withheld).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_env_pass_through: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} is not valid settings: {message}. Fix the file or move it away.", path.display())]
+    Invalid { path: PathBuf, message: String },
+    #[error("cannot save {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Value(String),
+}
+
+impl SettingsError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            SettingsError::Read { .. } | SettingsError::Write { .. } => "io",
+            SettingsError::Invalid { .. } => "invalid_settings",
+            SettingsError::Value(_) => "invalid_settings",
+        }
+    }
+}
+
+impl Settings {
+    /// The settings in `data_dir` (defaults when there is no file yet).
+    pub fn load(data_dir: &Path) -> Result<Self, SettingsError> {
+        let path = data_dir.join(SETTINGS_FILE_NAME);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Self::default())
+            }
+            Err(source) => return Err(SettingsError::Read { path, source }),
+        };
+        let settings: Settings =
+            serde_json::from_str(&text).map_err(|error| SettingsError::Invalid {
+                path: path.clone(),
+                message: error.to_string(),
+            })?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// Checks the values: variable names are names, the thinking level is one.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        for name in &self.tool_env_pass_through {
+            let valid = !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid {
+                return Err(SettingsError::Value(format!(
+                    "`{name}` is not an environment variable name (letters, digits and _)"
+                )));
+            }
+        }
+        if let Some(level) = &self.default_thinking {
+            if level.parse::<arbor_llm::ThinkingLevel>().is_err() {
+                return Err(SettingsError::Value(format!(
+                    "unknown thinking level `{level}` (off, minimal, low, medium or high)"
+                )));
+            }
+        }
+        if let Some(model) = &self.default_model {
+            if !model.contains('/') {
+                return Err(SettingsError::Value(format!(
+                    "default model `{model}` must be written PROVIDER/MODEL"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the settings to `data_dir` through a temporary file and a rename.
+    pub fn save(&self, data_dir: &Path) -> Result<(), SettingsError> {
+        self.validate()?;
+        let path = data_dir.join(SETTINGS_FILE_NAME);
+        let write = |path: &Path| -> std::io::Result<()> {
+            let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+            let mut temp = tempfile::NamedTempFile::new_in(data_dir)?;
+            std::io::Write::write_all(&mut temp, text.as_bytes())?;
+            temp.persist(path).map_err(|error| error.error)?;
+            Ok(())
+        };
+        write(&path).map_err(|source| SettingsError::Write { path, source })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_round_trip_and_bad_values_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Settings::load(dir.path()).unwrap(), Settings::default());
+        let settings = Settings {
+            default_model: Some("anthropic/claude-haiku-4-5".into()),
+            default_thinking: Some("high".into()),
+            tool_env_pass_through: vec!["GH_TOKEN".into()],
+        };
+        settings.save(dir.path()).unwrap();
+        assert_eq!(Settings::load(dir.path()).unwrap(), settings);
+        let bad = Settings {
+            tool_env_pass_through: vec!["NOT A NAME".into()],
+            ..Settings::default()
+        };
+        assert_eq!(bad.save(dir.path()).unwrap_err().code(), "invalid_settings");
+        std::fs::write(dir.path().join(SETTINGS_FILE_NAME), "{\"defaultModel\": 3}").unwrap();
+        let error = Settings::load(dir.path()).unwrap_err();
+        assert!(error.to_string().contains("settings.json"), "{error}");
+    }
+}
