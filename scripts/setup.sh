@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-app}
 app_packages=(
-  build-essential pkg-config file libssl-dev
+  build-essential pkg-config file libssl-dev libdbus-1-dev
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
 )
 test_packages=(

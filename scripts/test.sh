@@ -52,7 +52,10 @@ step ui-test npm run --silent ui:test
 step ui-build npm run --silent ui:build
 step rustfmt cargo fmt --all --check
 step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
-step cargo-test cargo test --workspace --locked --no-fail-fast
+# Inside a private D-Bus session with a throwaway, unlocked gnome-keyring: the keychain tests (and
+# the app under test) use a real Secret Service, never the user's.
+step cargo-test dbus-run-session -- bash scripts/with-keyring.sh \
+  cargo test --workspace --locked --no-fail-fast
 
 echo
 if [ ${#failed_steps[@]} -gt 0 ]; then

@@ -53,6 +53,10 @@
 //! }
 //! ```
 //!
+//! A top-level `"require_api_key": "sk-…"` makes the mock check the key of every request
+//! (`Authorization: Bearer`, `x-api-key`, `x-goog-api-key` or `?key=`): a wrong or missing one
+//! gets the format's 401 body and consumes no turn.
+//!
 //! Each model request consumes the next turn. Every object is tagged by its single key
 //! (`{"stream": …}`, `{"text": …}`), so a mistake is reported at its exact line and column;
 //! unknown fields are errors too (typos fail loudly).

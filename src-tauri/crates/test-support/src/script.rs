@@ -17,6 +17,11 @@ pub const DEFAULT_CHUNK_SIZE: usize = 8;
 #[serde(deny_unknown_fields)]
 pub struct Script {
     pub turns: Vec<Turn>,
+    /// When set, every model request must carry this key (`Authorization: Bearer`,
+    /// `x-api-key`, `x-goog-api-key` or `?key=`); others get the format's 401 and consume no
+    /// turn, as a real provider answers a wrong key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub require_api_key: Option<String>,
 }
 
 /// One answer of the mock: a streamed response or an HTTP error.
@@ -137,6 +142,13 @@ fn empty_object() -> Value {
 impl Script {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Requires `key` on every request (builder style).
+    #[must_use]
+    pub fn require_api_key(mut self, key: impl Into<String>) -> Self {
+        self.require_api_key = Some(key.into());
+        self
     }
 
     /// Appends a turn (builder style).
@@ -431,7 +443,7 @@ impl From<HttpError> for Turn {
 /// A one-turn script.
 impl From<Turn> for Script {
     fn from(turn: Turn) -> Self {
-        Script { turns: vec![turn] }
+        Script::new().turn(turn)
     }
 }
 
@@ -453,6 +465,7 @@ impl FromIterator<Turn> for Script {
     fn from_iter<I: IntoIterator<Item = Turn>>(iter: I) -> Self {
         Script {
             turns: iter.into_iter().collect(),
+            require_api_key: None,
         }
     }
 }

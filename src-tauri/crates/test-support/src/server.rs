@@ -49,6 +49,7 @@ struct Shared(Mutex<State>);
 #[derive(Default)]
 struct State {
     turns: Vec<Turn>,
+    require_api_key: Option<String>,
     next_turn: usize,
     requests: Vec<RecordedRequest>,
 }
@@ -79,7 +80,11 @@ impl MockProvider {
             .local_addr()
             .map_err(|source| Error::Bind { port, source })?;
         let state = Arc::new(Shared::default());
-        state.lock().turns = script.turns;
+        {
+            let mut state = state.lock();
+            state.turns = script.turns;
+            state.require_api_key = script.require_api_key;
+        }
         let (shutdown, stop) = oneshot::channel();
         let task = tokio::spawn(serve(listener, Arc::clone(&state), stop));
         tracing::debug!(%addr, "mock provider listening");
@@ -227,6 +232,13 @@ async fn handle(
         }
     };
 
+    let required = state.lock().require_api_key.clone();
+    if let Some(required) = required {
+        if !carries_key(&record, &required) {
+            state.lock().requests.push(record);
+            return Ok(wrong_key(api));
+        }
+    }
     let (request_index, turn) = {
         let mut state = state.lock();
         let index = state.next_turn;
@@ -501,6 +513,47 @@ fn http_error(error: &HttpError) -> Response<ResponseBody> {
 }
 
 /// An error of the mock itself (not scripted), shaped like the OpenAI/Anthropic error envelope.
+/// Whether the request carries `key` where its format puts it.
+fn carries_key(record: &RecordedRequest, key: &str) -> bool {
+    let bearer = record
+        .header("authorization")
+        .and_then(|value| value.strip_prefix("Bearer "));
+    let in_query = record.query.as_deref().is_some_and(|query| {
+        query
+            .split('&')
+            .any(|pair| pair.strip_prefix("key=") == Some(key))
+    });
+    bearer == Some(key)
+        || record.header("x-api-key") == Some(key)
+        || record.header("x-goog-api-key") == Some(key)
+        || in_query
+}
+
+/// A wrong or missing key, answered as each provider does (401 and its error body).
+fn wrong_key(api: WireApi) -> Response<ResponseBody> {
+    let body = match api {
+        WireApi::OpenAiCompletions | WireApi::OpenAiResponses => serde_json::json!({
+            "error": {
+                "message": "Incorrect API key provided.",
+                "type": "invalid_request_error",
+                "code": "invalid_api_key"
+            }
+        }),
+        WireApi::AnthropicMessages => serde_json::json!({
+            "type": "error",
+            "error": { "type": "authentication_error", "message": "invalid x-api-key" }
+        }),
+        WireApi::GoogleGenerativeAi => serde_json::json!({
+            "error": {
+                "code": 401,
+                "message": "API key not valid. Please pass a valid API key.",
+                "status": "UNAUTHENTICATED"
+            }
+        }),
+    };
+    json_response(StatusCode::UNAUTHORIZED, body.to_string())
+}
+
 fn mock_error(status: StatusCode, message: &str) -> Response<ResponseBody> {
     let body = serde_json::json!({
         "type": "error",

@@ -348,3 +348,35 @@ async fn start_rejects_an_invalid_script() {
         Err(Error::InvalidScript { .. })
     ));
 }
+
+#[tokio::test]
+async fn a_required_key_is_checked_in_every_format_and_a_wrong_one_consumes_no_turn() {
+    for api in WireApi::ALL {
+        let mock = start(Script::new().turn(Turn::text("ok")).require_api_key("sk-right")).await;
+        let send = |key_header: (&'static str, String)| {
+            reqwest::Client::new()
+                .post(endpoint(&mock, api, "test-model"))
+                .header(key_header.0, key_header.1)
+                .json(&request_body(api, "test-model"))
+                .send()
+        };
+        let wrong = send(("authorization", "Bearer sk-wrong".into())).await.unwrap();
+        assert_eq!(wrong.status().as_u16(), 401, "{api:?}");
+        let body: serde_json::Value = wrong.json().await.unwrap();
+        assert!(body.to_string().contains("key"), "{api:?}: {body}");
+        assert_eq!(mock.turns_served(), 0);
+        let header = match api {
+            WireApi::OpenAiCompletions | WireApi::OpenAiResponses => {
+                ("authorization", "Bearer sk-right".to_owned())
+            }
+            WireApi::AnthropicMessages => ("x-api-key", "sk-right".to_owned()),
+            WireApi::GoogleGenerativeAi => ("x-goog-api-key", "sk-right".to_owned()),
+        };
+        let right = send(header).await.unwrap();
+        assert_eq!(right.status().as_u16(), 200, "{api:?}");
+        assert_eq!(mock.turns_served(), 1);
+        assert_eq!(mock.requests().len(), 2, "the refused request is recorded too");
+    }
+    let parsed = Script::from_json(r#"{"require_api_key": "k", "turns": []}"#).unwrap();
+    assert_eq!(parsed.require_api_key.as_deref(), Some("k"));
+}

@@ -50,8 +50,18 @@ impl Arbor {
         for name in KEY_VARIABLES {
             command.env_remove(name);
         }
+        // A keychain service of this test's own: no test sees another's (or the user's) keys.
+        let service = format!(
+            "arbor-test-{}",
+            self.data_dir
+                .path()
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        );
         command
             .env("ARBOR_DATA_DIR", self.data_dir.path())
+            .env("ARBOR_KEYCHAIN_SERVICE", service)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -66,9 +76,19 @@ impl Arbor {
     }
 
     pub async fn run_with_stdin(&self, args: &[&str], stdin: &str) -> Run {
-        use tokio::io::AsyncWriteExt;
         let mut command = self.command();
-        command.args(args).stdin(Stdio::piped());
+        command.args(args);
+        self.run_command_with_stdin(command, stdin).await
+    }
+
+    /// Runs a prepared `command` (extra variables, another folder) with `stdin`.
+    pub async fn run_command_with_stdin(
+        &self,
+        mut command: tokio::process::Command,
+        stdin: &str,
+    ) -> Run {
+        use tokio::io::AsyncWriteExt;
+        command.stdin(Stdio::piped());
         let mut child = command.spawn().expect("spawn arbor");
         let mut pipe = child.stdin.take().expect("stdin");
         pipe.write_all(stdin.as_bytes()).await.expect("write stdin");
@@ -83,6 +103,18 @@ fn finish(output: Output) -> Run {
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
+}
+
+/// Writes a `models.json` with provider `mockai` (key variable `MOCKAI_API_KEY`, model `m1`)
+/// speaking chat completions to `mock`.
+pub fn write_mock_provider(arbor: &Arbor, mock: &MockProvider) {
+    let catalog = serde_json::json!({"providers": {"mockai": {
+        "api": "openai-completions",
+        "baseUrl": mock.url_for(WireApi::OpenAiCompletions),
+        "apiKeyEnv": "MOCKAI_API_KEY",
+        "models": [{"id": "m1"}]
+    }}});
+    std::fs::write(arbor.data_path().join("models.json"), catalog.to_string()).unwrap();
 }
 
 pub fn api_name(api: WireApi) -> &'static str {
