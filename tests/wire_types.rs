@@ -18,6 +18,10 @@ fn generate(dir: &Path) -> Result<()> {
     arbor_coding::app::SessionListItem::export_all(&cfg)?;
     arbor_coding::app::ModelGroup::export_all(&cfg)?;
     arbor_coding::app::RecentProject::export_all(&cfg)?;
+    arbor_coding::app::KeyStatusList::export_all(&cfg)?;
+    arbor_coding::app::KeyCheck::export_all(&cfg)?;
+    arbor_coding::app::Settings::export_all(&cfg)?;
+    arbor_coding::app::CustomEndpoint::export_all(&cfg)?;
     arbor_store::SearchHit::export_all(&cfg)?;
     arbor_llm::ThinkingLevel::export_all(&cfg)?;
     arbor_llm::ImageContent::export_all(&cfg)?;

@@ -13,6 +13,7 @@ mod channel;
 mod commands;
 mod error;
 mod session_commands;
+mod settings_commands;
 mod state;
 
 pub use commands::{AppInfo, OpenedProject};
@@ -63,6 +64,13 @@ pub fn run() -> Result<(), tauri::Error> {
             session_commands::rename_session,
             session_commands::delete_session,
             session_commands::search_sessions,
+            settings_commands::key_statuses,
+            settings_commands::set_api_key,
+            settings_commands::remove_api_key,
+            settings_commands::test_api_key,
+            settings_commands::get_settings,
+            settings_commands::save_settings,
+            settings_commands::add_custom_endpoint,
         ])
         .run(tauri::generate_context!())
 }

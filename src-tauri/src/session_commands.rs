@@ -199,9 +199,12 @@ pub async fn set_thinking_level(
     .await
 }
 
+/// Async with the work on a blocking thread: a key status may need the keychain (D-Bus), which
+/// must not hold the main thread.
 #[tauri::command]
-pub fn list_models(state: State<'_, DesktopState>) -> Result<Vec<ModelGroup>> {
-    Ok(state.app()?.model_groups())
+pub async fn list_models(state: State<'_, DesktopState>) -> Result<Vec<ModelGroup>> {
+    let arbor = state.app()?;
+    Ok(blocking(move || arbor.model_groups()).await?)
 }
 
 #[tauri::command]

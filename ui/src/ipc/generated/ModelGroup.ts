@@ -4,4 +4,8 @@ import type { ModelEntry } from "./ModelEntry";
 /**
  * A provider and its models, for model pickers.
  */
-export type ModelGroup = { provider: string, display_name: string, key: 'env' | 'not_needed' | 'missing', key_env: string | null, models: Array<ModelEntry>, };
+export type ModelGroup = { provider: string, display_name: string, 
+/**
+ * Where its key comes from: `keychain`, `env`, `none` (missing) or `not-needed`.
+ */
+key: 'keychain' | 'env' | 'none' | 'not-needed', key_env: string | null, models: Array<ModelEntry>, };

@@ -265,6 +265,46 @@ impl LiveSession {
         Ok(())
     }
 
+    /// Reads the current model's key again from `keys` (after the user set or removed one in
+    /// settings), unless the front end gave the key itself. Not a model change: nothing is
+    /// recorded.
+    pub fn refresh_key(&mut self, keys: &super::ProviderKeys) -> Result<(), AppError> {
+        if self.selection.key_source == super::KeySource::Given {
+            return Ok(());
+        }
+        let provider = self.selection.model.provider.clone();
+        let found = keys.lookup(&provider, self.selection.api_key_env.as_deref());
+        let (key, source) = match found {
+            Some((key, source)) => (Some(key), source),
+            None if self.selection.api_key_env.is_some() => (
+                None,
+                super::KeySource::Missing {
+                    variable: self.selection.api_key_env.clone(),
+                },
+            ),
+            None => (None, super::KeySource::NotNeeded),
+        };
+        if let Some(key) = &key {
+            self.tool_environment.add_secret(key);
+            self.redactor.add(key);
+            let tools = builtin_tools(
+                &self.workspace,
+                &BuiltinToolOptions {
+                    names: self.tool_names.clone(),
+                    accepts_images: self.selection.model.images,
+                    environment: self.tool_environment.clone(),
+                    redactor: self.redactor.clone(),
+                },
+            )?;
+            self.agent.set_tools(tools);
+        }
+        self.selection.api_key = key;
+        self.selection.key_source = source;
+        self.agent
+            .set_request_options(request_options(&self.selection));
+        Ok(())
+    }
+
     /// Switches the thinking level for the next request; recorded in the session.
     pub fn set_thinking_level(&mut self, level: ThinkingLevel) -> Result<(), AppError> {
         self.agent.set_thinking_level(level);
