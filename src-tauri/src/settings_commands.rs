@@ -62,10 +62,7 @@ pub async fn get_settings(state: State<'_, DesktopState>) -> Result<Settings> {
 
 /// Checks and saves the settings; new sessions use them.
 #[tauri::command]
-pub async fn save_settings(
-    state: State<'_, DesktopState>,
-    settings: Settings,
-) -> Result<Settings> {
+pub async fn save_settings(state: State<'_, DesktopState>, settings: Settings) -> Result<Settings> {
     let arbor = state.app()?;
     Ok(blocking(move || {
         arbor.save_settings(settings)?;

@@ -5,6 +5,10 @@ import { Channel, invoke } from '@tauri-apps/api/core';
 import { open } from '@tauri-apps/plugin-dialog';
 import type {
   AppInfo,
+  CustomEndpoint,
+  KeyCheck,
+  KeyStatusList,
+  Settings,
   ImageContent,
   ModelGroup,
   OpenedProject,
@@ -189,4 +193,42 @@ export function deleteSession(sessionId: string): Promise<void> {
 
 export function searchSessions(query: string): Promise<SearchHit[]> {
   return call(() => invoke<SearchHit[]>('search_sessions', { query }));
+}
+
+/** Where every provider's key comes from (never the key itself). */
+export function keyStatuses(): Promise<KeyStatusList> {
+  return call(() => invoke<KeyStatusList>('key_statuses'));
+}
+
+/**
+ * Keeps a provider's key in the OS keychain (`runOnly`: in memory until the app exits, the offer
+ * made when no keychain is reachable). The key crosses the bridge once and is never sent back.
+ */
+export function setApiKey(provider: string, key: string, runOnly = false): Promise<KeyStatusList> {
+  return call(() => invoke<KeyStatusList>('set_api_key', { provider, key, runOnly }));
+}
+
+export function removeApiKey(provider: string): Promise<KeyStatusList> {
+  return call(() => invoke<KeyStatusList>('remove_api_key', { provider }));
+}
+
+/** One cheap request with the provider's key: whether it works, and the error class if not. */
+export function testApiKey(provider: string): Promise<KeyCheck> {
+  return call(() => invoke<KeyCheck>('test_api_key', { provider }));
+}
+
+export function getSettings(): Promise<Settings> {
+  return call(() => invoke<Settings>('get_settings'));
+}
+
+export function saveSettings(settings: Settings): Promise<Settings> {
+  return call(() => invoke<Settings>('save_settings', { settings }));
+}
+
+/** Adds an endpoint to models.json (checked first) and its key, if any, to the keychain. */
+export function addCustomEndpoint(
+  endpoint: CustomEndpoint,
+  key: string | null,
+): Promise<KeyStatusList> {
+  return call(() => invoke<KeyStatusList>('add_custom_endpoint', { endpoint, key }));
 }

@@ -152,7 +152,9 @@ mod tests {
         );
         assert!(
             line.contains("invalid x-api-key")
-                && line.ends_with("set ANTHROPIC_API_KEY, run `arbor auth set anthropic`, or pass --api-key"),
+                && line.ends_with(
+                    "set ANTHROPIC_API_KEY, run `arbor auth set anthropic`, or pass --api-key"
+                ),
             "{line}"
         );
     }

@@ -15,7 +15,9 @@ pub use arbor_coding::app::Selection;
 pub enum SelectionError {
     #[error(transparent)]
     Catalog(#[from] CatalogError),
-    #[error("{provider}: no API key. Set {env}, run `arbor auth set {provider}`, or pass --api-key")]
+    #[error(
+        "{provider}: no API key. Set {env}, run `arbor auth set {provider}`, or pass --api-key"
+    )]
     MissingKey { provider: String, env: String },
 }
 

@@ -43,7 +43,11 @@ async fn a_key_set_from_stdin_lives_in_the_keychain_and_is_used_tested_and_remov
     assert!(!set.stdout.contains(KEY) && !set.stderr.contains(KEY));
 
     let list = arbor.run(&["auth", "list"]).await;
-    assert!(provider_line(&list.stdout, "mockai").ends_with("keychain"), "{}", list.stdout);
+    assert!(
+        provider_line(&list.stdout, "mockai").ends_with("keychain"),
+        "{}",
+        list.stdout
+    );
     let json = arbor.run(&["auth", "list", "--json"]).await;
     let parsed: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     let row = parsed["providers"]
@@ -60,7 +64,10 @@ async fn a_key_set_from_stdin_lives_in_the_keychain_and_is_used_tested_and_remov
     assert_eq!(test.stdout.trim(), "mockai: the key works (mockai/m1)");
     let sent = mock.requests();
     assert_eq!(sent.len(), 1);
-    assert_eq!(sent[0].header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+    assert_eq!(
+        sent[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
 
     // A print run uses the keychain's key with no variable set.
     let run = arbor.run(&["-p", "hi", "--model", "mockai/m1"]).await;
@@ -69,18 +76,28 @@ async fn a_key_set_from_stdin_lives_in_the_keychain_and_is_used_tested_and_remov
 
     let removed = arbor.run(&["auth", "remove", "mockai"]).await;
     assert_eq!(removed.status, 0, "{}", removed.stderr);
-    assert_eq!(removed.stdout.trim(), "mockai: key removed from the OS keychain");
+    assert_eq!(
+        removed.stdout.trim(),
+        "mockai: key removed from the OS keychain"
+    );
     let again = arbor.run(&["auth", "remove", "mockai"]).await;
-    assert_eq!(again.stdout.trim(), "mockai: the keychain had no key for it");
+    assert_eq!(
+        again.stdout.trim(),
+        "mockai: the keychain had no key for it"
+    );
     let after = arbor.run(&["auth", "list"]).await;
-    let source = provider_line(&after.stdout, "mockai").split_whitespace().nth(1);
+    let source = provider_line(&after.stdout, "mockai")
+        .split_whitespace()
+        .nth(1);
     assert_eq!(source, Some("none"), "{}", after.stdout);
 }
 
 #[tokio::test]
 async fn a_wrong_key_fails_the_test_with_the_providers_error_class() {
     let arbor = Arbor::new();
-    let mock = MockProvider::start(Script::new().require_api_key(KEY)).await.unwrap();
+    let mock = MockProvider::start(Script::new().require_api_key(KEY))
+        .await
+        .unwrap();
     write_mock_provider(&arbor, &mock);
     let set = arbor
         .run_with_stdin(&["auth", "set", "mockai"], "sk-wrong-key-000000")
@@ -89,7 +106,8 @@ async fn a_wrong_key_fails_the_test_with_the_providers_error_class() {
     let test = arbor.run(&["auth", "test", "mockai"]).await;
     assert_eq!(test.status, 1);
     assert!(
-        test.stderr.contains("mockai: the key does not work (authentication, mockai/m1)"),
+        test.stderr
+            .contains("mockai: the key does not work (authentication, mockai/m1)"),
         "{}",
         test.stderr
     );
@@ -105,20 +123,40 @@ async fn bad_input_gets_a_clear_error_and_nothing_is_kept() {
     assert_eq!(argument.status, 2, "{}", argument.stderr);
     // An oversized key (a paste gone wrong).
     let huge = "k".repeat(3000);
-    let oversized = arbor.run_with_stdin(&["auth", "set", "openai"], &huge).await;
+    let oversized = arbor
+        .run_with_stdin(&["auth", "set", "openai"], &huge)
+        .await;
     assert_eq!(oversized.status, 1);
-    assert!(oversized.stderr.contains("3000 bytes"), "{}", oversized.stderr);
-    assert!(oversized.stderr.contains("at most 2560"), "{}", oversized.stderr);
+    assert!(
+        oversized.stderr.contains("3000 bytes"),
+        "{}",
+        oversized.stderr
+    );
+    assert!(
+        oversized.stderr.contains("at most 2560"),
+        "{}",
+        oversized.stderr
+    );
     // Nothing on stdin.
     let empty = arbor.run_with_stdin(&["auth", "set", "openai"], "\n").await;
     assert_eq!(empty.status, 1);
     assert!(empty.stderr.contains("no key given"), "{}", empty.stderr);
     // An unknown provider.
-    let unknown = arbor.run_with_stdin(&["auth", "set", "nope"], "sk-x-123456").await;
+    let unknown = arbor
+        .run_with_stdin(&["auth", "set", "nope"], "sk-x-123456")
+        .await;
     assert_eq!(unknown.status, 1);
-    assert!(unknown.stderr.contains("unknown provider `nope`"), "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("unknown provider `nope`"),
+        "{}",
+        unknown.stderr
+    );
     let list = arbor.run(&["auth", "list"]).await;
-    assert!(provider_line(&list.stdout, "openai").contains("none"), "{}", list.stdout);
+    assert!(
+        provider_line(&list.stdout, "openai").contains("none"),
+        "{}",
+        list.stdout
+    );
 }
 
 #[tokio::test]
@@ -126,19 +164,35 @@ async fn without_a_reachable_keychain_the_error_says_so_and_what_to_install() {
     let arbor = Arbor::new();
     let mut command = arbor.command();
     command
-        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/arbor-test-bus")
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/arbor-test-bus",
+        )
         .args(["auth", "set", "openai"]);
-    let run = arbor.run_command_with_stdin(command, "sk-nowhere-123456").await;
+    let run = arbor
+        .run_command_with_stdin(command, "sk-nowhere-123456")
+        .await;
     assert_eq!(run.status, 1, "{}", run.stdout);
-    assert!(run.stderr.contains("no keychain is reachable"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("no keychain is reachable"),
+        "{}",
+        run.stderr
+    );
     assert!(run.stderr.contains("gnome-keyring"), "{}", run.stderr);
     assert!(!run.stderr.contains("sk-nowhere-123456"));
 
     let mut command = arbor.command();
     command
-        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/arbor-test-bus")
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/arbor-test-bus",
+        )
         .args(["auth", "list"]);
     let list = arbor.run_command_with_stdin(command, "").await;
     assert_eq!(list.status, 0, "{}", list.stderr);
-    assert!(list.stderr.contains("no keychain is reachable"), "{}", list.stderr);
+    assert!(
+        list.stderr.contains("no keychain is reachable"),
+        "{}",
+        list.stderr
+    );
 }

@@ -88,7 +88,14 @@ async fn keys_reach_no_tool_no_file_no_export_and_no_output() {
         .env("GROQ_API_KEY", PASSED_KEY)
         .env("TMPDIR", temp.path())
         .args(["-C", project.path().to_str().unwrap()])
-        .args(["--mode", "json", "--model", "mockai/m1", "--pass-env", "GROQ_API_KEY"])
+        .args([
+            "--mode",
+            "json",
+            "--model",
+            "mockai/m1",
+            "--pass-env",
+            "GROQ_API_KEY",
+        ])
         .arg("check the environment");
     let run = arbor.run_command_with_stdin(command, "").await;
     assert_eq!(run.status, 0, "{}", run.stderr);
@@ -102,7 +109,10 @@ async fn keys_reach_no_tool_no_file_no_export_and_no_output() {
     assert!(sent.contains("mockai=[] openai=[] copy=[]"), "…{tail}");
     assert!(sent.contains("groq-visible"), "…{tail}");
     assert!(sent.contains("MOCKAI_API_KEY=[redacted]"), "…{tail}");
-    assert!(!sent.contains("OPENAI_API_KEY="), "env printed a withheld variable");
+    assert!(
+        !sent.contains("OPENAI_API_KEY="),
+        "env printed a withheld variable"
+    );
     let keys = [KEYCHAIN_KEY, ENV_KEY, PASSED_KEY];
     for key in keys {
         assert!(!sent.contains(key), "the model was sent {key}");
@@ -116,7 +126,11 @@ async fn keys_reach_no_tool_no_file_no_export_and_no_output() {
         .find(|p| p.to_string_lossy().contains("arbor-bash-"))
         .unwrap_or_else(|| panic!("no saved output in {saved:?}"));
     let log = std::fs::read_to_string(log).unwrap();
-    assert!(log.starts_with("MOCKAI_API_KEY=[redacted]\n1\n2\n"), "{}", &log[..80]);
+    assert!(
+        log.starts_with("MOCKAI_API_KEY=[redacted]\n1\n2\n"),
+        "{}",
+        &log[..80]
+    );
 
     let listed = arbor
         .run(&["-C", project.path().to_str().unwrap(), "sessions", "--json"])
@@ -127,7 +141,14 @@ async fn keys_reach_no_tool_no_file_no_export_and_no_output() {
     for format in ["markdown", "jsonl", "html"] {
         let file = exports.path().join(format!("session.{format}"));
         let export = arbor
-            .run(&["export", &id, "--format", format, "-o", file.to_str().unwrap()])
+            .run(&[
+                "export",
+                &id,
+                "--format",
+                format,
+                "-o",
+                file.to_str().unwrap(),
+            ])
             .await;
         assert_eq!(export.status, 0, "{}", export.stderr);
         assert!(file.metadata().unwrap().len() > 0);

@@ -2,6 +2,9 @@
 //! `npm test` runs the suites under `scripts/with-keyring.sh`). Each test uses its own service
 //! name, so tests running side by side never see each other's entries.
 
+// Test helpers panic on setup failures like the tests that call them.
+#![allow(clippy::unwrap_used)]
+
 use std::sync::Arc;
 
 use arbor_coding::app::{select, ModelRequest, ProviderKeys};

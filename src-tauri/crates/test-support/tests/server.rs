@@ -352,7 +352,12 @@ async fn start_rejects_an_invalid_script() {
 #[tokio::test]
 async fn a_required_key_is_checked_in_every_format_and_a_wrong_one_consumes_no_turn() {
     for api in WireApi::ALL {
-        let mock = start(Script::new().turn(Turn::text("ok")).require_api_key("sk-right")).await;
+        let mock = start(
+            Script::new()
+                .turn(Turn::text("ok"))
+                .require_api_key("sk-right"),
+        )
+        .await;
         let send = |key_header: (&'static str, String)| {
             reqwest::Client::new()
                 .post(endpoint(&mock, api, "test-model"))
@@ -360,7 +365,9 @@ async fn a_required_key_is_checked_in_every_format_and_a_wrong_one_consumes_no_t
                 .json(&request_body(api, "test-model"))
                 .send()
         };
-        let wrong = send(("authorization", "Bearer sk-wrong".into())).await.unwrap();
+        let wrong = send(("authorization", "Bearer sk-wrong".into()))
+            .await
+            .unwrap();
         assert_eq!(wrong.status().as_u16(), 401, "{api:?}");
         let body: serde_json::Value = wrong.json().await.unwrap();
         assert!(body.to_string().contains("key"), "{api:?}: {body}");
@@ -375,7 +382,11 @@ async fn a_required_key_is_checked_in_every_format_and_a_wrong_one_consumes_no_t
         let right = send(header).await.unwrap();
         assert_eq!(right.status().as_u16(), 200, "{api:?}");
         assert_eq!(mock.turns_served(), 1);
-        assert_eq!(mock.requests().len(), 2, "the refused request is recorded too");
+        assert_eq!(
+            mock.requests().len(),
+            2,
+            "the refused request is recorded too"
+        );
     }
     let parsed = Script::from_json(r#"{"require_api_key": "k", "turns": []}"#).unwrap();
     assert_eq!(parsed.require_api_key.as_deref(), Some("k"));

@@ -236,7 +236,10 @@ mod tests {
         assert_eq!(provider.base_url, "http://127.0.0.1:8000/v1");
         assert_eq!(provider.models[0].context_window, 131_072);
         assert_eq!(provider.api_key_env, None);
-        assert!(catalog.provider("lab").is_ok(), "the file's provider is kept");
+        assert!(
+            catalog.provider("lab").is_ok(),
+            "the file's provider is kept"
+        );
         assert_eq!(Catalog::load(dir.path()).unwrap(), catalog);
     }
 
@@ -244,11 +247,41 @@ mod tests {
     fn bad_endpoints_are_refused_and_nothing_is_written() {
         let dir = tempfile::tempdir().unwrap();
         let cases = [
-            (CustomEndpoint { name: "has space".into(), ..endpoint() }, "not a usable name"),
-            (CustomEndpoint { name: "openai".into(), ..endpoint() }, "built-in provider"),
-            (CustomEndpoint { api: "soap".into(), ..endpoint() }, "unknown API"),
-            (CustomEndpoint { base_url: "localhost:8000".into(), ..endpoint() }, "must start with http"),
-            (CustomEndpoint { models: vec![], ..endpoint() }, "at least one model"),
+            (
+                CustomEndpoint {
+                    name: "has space".into(),
+                    ..endpoint()
+                },
+                "not a usable name",
+            ),
+            (
+                CustomEndpoint {
+                    name: "openai".into(),
+                    ..endpoint()
+                },
+                "built-in provider",
+            ),
+            (
+                CustomEndpoint {
+                    api: "soap".into(),
+                    ..endpoint()
+                },
+                "unknown API",
+            ),
+            (
+                CustomEndpoint {
+                    base_url: "localhost:8000".into(),
+                    ..endpoint()
+                },
+                "must start with http",
+            ),
+            (
+                CustomEndpoint {
+                    models: vec![],
+                    ..endpoint()
+                },
+                "at least one model",
+            ),
         ];
         for (bad, expected) in cases {
             let error = add_custom_endpoint(dir.path(), &bad).unwrap_err();

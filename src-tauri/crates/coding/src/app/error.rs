@@ -8,11 +8,11 @@ use arbor_store::StoreError;
 
 use super::custom_endpoints::EndpointError;
 use super::project::ProjectError;
-use super::settings::SettingsError;
-use crate::secrets::SecretError;
 use super::selection::SelectionError;
+use super::settings::SettingsError;
 use crate::compaction::CompactionError;
 use crate::export::{ImportError, UnknownExportOption, WriteError};
+use crate::secrets::SecretError;
 use crate::{BuiltinToolsError, SessionsError};
 
 #[derive(Debug, thiserror::Error)]

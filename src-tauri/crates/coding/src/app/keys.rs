@@ -166,7 +166,8 @@ impl ProviderKeys {
         } else {
             self.store.set(account, secret)?;
         }
-        self.cache().insert(account.to_owned(), Some(secret.clone()));
+        self.cache()
+            .insert(account.to_owned(), Some(secret.clone()));
         Ok(())
     }
 
@@ -273,7 +274,10 @@ mod tests {
             KeySource::Keychain { run_only: false }
         );
         assert!(keys.remove("anthropic").unwrap());
-        assert_eq!(keys.source("anthropic", Some("ANTHROPIC_API_KEY")).kind(), "none");
+        assert_eq!(
+            keys.source("anthropic", Some("ANTHROPIC_API_KEY")).kind(),
+            "none"
+        );
         keys.set("anthropic", &key, true).unwrap();
         assert_eq!(store.get("anthropic").unwrap(), None, "not in the keychain");
         assert_eq!(

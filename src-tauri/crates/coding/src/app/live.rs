@@ -11,8 +11,8 @@ use arbor_protocol::{AgentEvent, CodingEvent, SessionEvent};
 use arbor_store::Store;
 
 use super::selection::Selection;
-use crate::secrets::{Redactor, ToolEnvironment};
 use super::AppError;
+use crate::secrets::{Redactor, ToolEnvironment};
 use crate::{
     build_system_prompt, builtin_tools, load_context_files, today_utc, BuiltinToolOptions,
     CompactionSettings, Compactor, EventSink, SessionRecorder, SessionRequestHook,

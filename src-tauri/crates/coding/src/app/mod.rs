@@ -45,9 +45,9 @@ use arbor_llm::catalog::Catalog;
 use arbor_store::{SearchHit, SearchOptions, Store};
 use serde::Serialize;
 
+pub use custom_endpoints::CustomEndpoint;
 pub use data_dir::{resolve_data_dir, DATA_DIR_ENV};
 pub use error::AppError;
-pub use custom_endpoints::CustomEndpoint;
 pub use key_check::{check_key, KeyCheck};
 pub use keys::{tool_environment, ApiKey, KeySource, ProviderKeyStatus, ProviderKeys};
 pub use live::{request_options, LiveSession, SessionConfig, SessionStart};

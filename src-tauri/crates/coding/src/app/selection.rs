@@ -201,7 +201,10 @@ mod tests {
             selection.api_key.as_ref().map(ApiKey::expose),
             Some("sk-ant-kept")
         );
-        assert_eq!(selection.key_source, KeySource::Keychain { run_only: false });
+        assert_eq!(
+            selection.key_source,
+            KeySource::Keychain { run_only: false }
+        );
     }
 
     #[test]

@@ -156,12 +156,11 @@ impl ArborApp {
             Ok(())
         } else {
             Err(AppError::Catalog(
-                self.catalog()
-                    .provider(account)
-                    .err()
-                    .unwrap_or(arbor_llm::catalog::CatalogError::NoModels {
+                self.catalog().provider(account).err().unwrap_or(
+                    arbor_llm::catalog::CatalogError::NoModels {
                         name: account.to_owned(),
-                    }),
+                    },
+                ),
             ))
         }
     }

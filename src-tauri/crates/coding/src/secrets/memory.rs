@@ -142,7 +142,10 @@ mod tests {
         assert!(overlay.is_run_only("openai"));
         assert_eq!(overlay.get("openai").unwrap(), Some(secret("sk-1")));
         assert!(overlay.remove("openai").unwrap());
-        assert!(overlay.get("openai").is_err(), "back to the keychain's error");
+        assert!(
+            overlay.get("openai").is_err(),
+            "back to the keychain's error"
+        );
     }
 
     #[test]

@@ -212,7 +212,13 @@ mod tests {
         redactor.add(&Secret::new("sk-test-0123456789").unwrap());
         let mut stream = redactor.stream();
         let mut shown = String::new();
-        for chunk in ["KEY=sk-te", "st-0123", "456789\nsk-", "no\n", "tail sk-test"] {
+        for chunk in [
+            "KEY=sk-te",
+            "st-0123",
+            "456789\nsk-",
+            "no\n",
+            "tail sk-test",
+        ] {
             shown.push_str(&stream.push(chunk));
         }
         shown.push_str(&stream.finish());

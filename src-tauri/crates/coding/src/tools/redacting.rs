@@ -35,8 +35,11 @@ impl AgentTool for RedactingTool {
         // Updates pass through a stream redactor: a key split across two chunks is still
         // caught, and the held-back end is sent before the result.
         let (sender, mut receiver) = mpsc::unbounded_channel::<ToolUpdate>();
-        let inner_context =
-            ToolContext::new(context.call_id.clone(), context.cancel.clone(), Some(sender));
+        let inner_context = ToolContext::new(
+            context.call_id.clone(),
+            context.cancel.clone(),
+            Some(sender),
+        );
         let mut stream = self.redactor.stream();
         let outer = context.clone();
         let forward = async {
