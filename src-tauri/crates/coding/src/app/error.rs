@@ -49,6 +49,8 @@ pub enum AppError {
     Endpoint(#[from] EndpointError),
     #[error("the key is empty: paste the key itself")]
     EmptyKey,
+    #[error("{0}")]
+    Unsupported(String),
     #[error("the agent is busy: steer it, queue a follow-up, or abort the run first")]
     Busy,
     #[error("this session is not stored")]
@@ -80,6 +82,7 @@ impl AppError {
             AppError::Settings(error) => error.code(),
             AppError::Endpoint(error) => error.code(),
             AppError::EmptyKey => "empty_key",
+            AppError::Unsupported(_) => "unsupported",
             AppError::Project(error) => error.code(),
             AppError::Store(error) => store_code(error),
             AppError::Sessions(SessionsError::Store(error)) => store_code(error),

@@ -144,6 +144,12 @@ impl ArborApp {
 
     /// The model a key check of `provider` uses: its default, with its key.
     pub fn key_check_selection(&self, provider: &str) -> Result<Selection, AppError> {
+        if provider == GITHUB_ACCOUNT {
+            return Err(AppError::Unsupported(
+                "the GitHub token is not tested here: it is checked when a private repository                  is cloned"
+                    .to_owned(),
+            ));
+        }
         self.check_account(provider)?;
         self.select(&ModelRequest {
             provider: Some(provider.to_owned()),
