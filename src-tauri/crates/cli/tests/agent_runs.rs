@@ -302,6 +302,8 @@ async fn rpc_mode_answers_each_command_with_its_id() {
     assert_eq!(responses["a"]["data"]["model"], "gemini-2.5-flash");
     assert_eq!(responses["a"]["data"]["thinking_level"], "off");
     assert_eq!(responses["a"]["data"]["is_streaming"], false);
+    // The key came from the endpoint flags (`--api-key`); the state says so, never the key.
+    assert_eq!(responses["a"]["data"]["key_source"], "given");
     assert_eq!(responses["b"]["success"], true);
     assert_eq!(responses["c"]["success"], true);
     assert_eq!(responses["d"]["success"], false);

@@ -71,6 +71,7 @@ impl LiveSession {
             tools: self.tool_names.clone(),
             cwd: self.cwd.display().to_string(),
             error: state.error.clone(),
+            key_source: self.selection.key_source.name(),
         }
     }
 

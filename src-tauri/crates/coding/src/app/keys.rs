@@ -45,6 +45,14 @@ impl KeySource {
         }
     }
 
+    /// Like [`KeySource::kind`], but a key the front end gave is `given`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            KeySource::Given => "given",
+            other => other.kind(),
+        }
+    }
+
     pub fn is_usable(&self) -> bool {
         !matches!(self, KeySource::Missing { .. })
     }

@@ -22,6 +22,9 @@ pub struct StateInfo {
     pub tools: Vec<String>,
     pub cwd: String,
     pub error: Option<LlmError>,
+    /// Where the model's key comes from: `given` (`--api-key`), `env`, `keychain`, `none` or
+    /// `not-needed` — never the key.
+    pub key_source: &'static str,
 }
 
 /// `abort`: how many queued messages were dropped.
