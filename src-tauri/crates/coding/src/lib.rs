@@ -8,6 +8,8 @@
 //! Module map:
 //! - [`app`]: **the session API every front end drives** — [`app::ArborApp`] (app-wide) and
 //!   [`app::LiveSession`] (one conversation, one event stream). Start there.
+//! - [`clone`]: cloning a git repository into a workspace (progress, cancel, a token for its
+//!   host only, nothing half-made).
 //! - [`workspace`]: [`Workspace`] and [`FileTracker`].
 //! - [`tools`]: [`builtin_tools`] and one module per tool — `read`, `write`, `edit` (matching,
 //!   applying, diff), `bash` (process group, output log), `ls`, `grep`, `find` — plus the shared
@@ -25,6 +27,7 @@
 //!   files, custom and appended text, date and working directory.
 
 pub mod app;
+pub mod clone;
 pub mod compaction;
 pub mod export;
 pub mod request_hook;

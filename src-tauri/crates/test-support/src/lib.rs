@@ -1,4 +1,5 @@
-//! Test support for Arbor: a scripted mock LLM provider.
+//! Test support for Arbor: a scripted mock LLM provider, and ([`git_http`]) a smart-HTTP git
+//! server on loopback for clone tests.
 //!
 //! [`MockProvider`] is a real HTTP/1.1 server on `127.0.0.1` that answers each model request
 //! with the next **turn** of a [`Script`], in the wire format the request path asks for. It is
@@ -135,6 +136,7 @@
 
 mod fixtures;
 mod formats;
+pub mod git_http;
 mod recording;
 mod script;
 mod server;

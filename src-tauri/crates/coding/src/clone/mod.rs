@@ -1,0 +1,279 @@
+//! Cloning a git repository into a workspace, with `git2`: progress as [`CloneProgress`]
+//! reports, cancellable at any moment, a token only for the host it is for, and nothing
+//! half-made — the clone goes into a temporary folder beside the destination and is renamed into
+//! place only when it is complete; a failure or a cancel removes it, and a crash leaves at most a
+//! temporary folder that [`clean_stale_clones`] removes later.
+//!
+//! Map: [`source`] (what the user typed → URL, host, workspace path), [`progress`] (reports and
+//! their throttle), [`errors`] (git's errors in the user's terms), this module (the clone).
+
+mod errors;
+pub mod progress;
+pub mod source;
+
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+pub use errors::CloneError;
+pub use progress::{ClonePhase, CloneProgress};
+pub use source::CloneSource;
+
+use crate::secrets::Secret;
+use progress::ProgressThrottle;
+
+/// The prefix of the temporary folders clones are made in.
+const TEMP_PREFIX: &str = ".arbor-clone-";
+/// The file in a temporary clone folder that names the process making it.
+const PID_FILE: &str = "pid";
+
+/// What to clone, and where.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CloneRequest {
+    /// `owner/repo`, a GitHub or other HTTPS URL, `file://…` or a local path.
+    pub source: String,
+    /// The folder to create; `None`: `<workspaces>/<owner>/<repo>`.
+    pub destination: Option<PathBuf>,
+    /// Only the last `depth` commits.
+    pub depth: Option<u32>,
+    /// The branch to check out (default: the remote's default branch).
+    pub branch: Option<String>,
+}
+
+/// A token and the one host it may be sent to.
+#[derive(Debug, Clone)]
+pub struct HostToken {
+    pub host: String,
+    pub token: Secret,
+}
+
+/// A finished clone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClonedRepository {
+    pub path: PathBuf,
+    /// The origin URL as stored in the clone's config (no credentials).
+    pub origin_url: String,
+}
+
+/// Where `request` would be cloned to (`workspaces` holds the default destinations).
+pub fn destination_of(
+    request: &CloneRequest,
+    workspaces: &Path,
+) -> Result<(CloneSource, PathBuf), CloneError> {
+    let source = CloneSource::parse(&request.source)?;
+    let destination = match &request.destination {
+        Some(path) => path.clone(),
+        None => workspaces.join(&source.workspace_path),
+    };
+    Ok((source, destination))
+}
+
+/// Clones `request` (blocking: run it off an async runtime's workers). `cancel` stops it at the
+/// next progress callback; `report` gets throttled progress. The token is offered only when
+/// the server asks for credentials and the URL's host is the token's.
+pub fn clone_repository(
+    request: &CloneRequest,
+    workspaces: &Path,
+    token: Option<&HostToken>,
+    cancel: &AtomicBool,
+    report: &mut dyn FnMut(&CloneProgress),
+) -> Result<ClonedRepository, CloneError> {
+    let (source, destination) = destination_of(request, workspaces)?;
+    check_destination(&destination, &source)?;
+    let parent = destination
+        .parent()
+        .ok_or_else(|| CloneError::InvalidDestination {
+            path: destination.clone(),
+        })?;
+    std::fs::create_dir_all(parent).map_err(|error| CloneError::io(parent, error))?;
+    let temp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempdir_in(parent)
+        .map_err(|error| CloneError::io(parent, error))?;
+    std::fs::write(temp.path().join(PID_FILE), std::process::id().to_string())
+        .map_err(|error| CloneError::io(temp.path(), error))?;
+    let work = temp.path().join("repo");
+
+    let throttle = std::cell::RefCell::new(ProgressThrottle::new(Duration::from_millis(100)));
+    let report = std::cell::RefCell::new(report);
+    let emit = |next: CloneProgress| {
+        if let Some(progress) = throttle.borrow_mut().update(next) {
+            (report.borrow_mut())(&progress);
+        }
+    };
+    let first = throttle.borrow().current.clone();
+    emit(first);
+
+    let asked_for_credentials = Cell::new(0u32);
+    let offered_token = Cell::new(false);
+    let mut callbacks = git2::RemoteCallbacks::new();
+    callbacks.transfer_progress(|stats| {
+        let mut next = throttle.borrow().current.clone();
+        next.phase = ProgressThrottle::transfer_phase(&stats);
+        next.received_objects = stats.received_objects() as u64;
+        next.total_objects = stats.total_objects() as u64;
+        next.indexed_deltas = stats.indexed_deltas() as u64;
+        next.total_deltas = stats.total_deltas() as u64;
+        next.received_bytes = stats.received_bytes() as u64;
+        emit(next);
+        !cancel.load(Ordering::Relaxed)
+    });
+    callbacks.sideband_progress(|_| !cancel.load(Ordering::Relaxed));
+    callbacks.credentials(|url, _username, _allowed| {
+        asked_for_credentials.set(asked_for_credentials.get() + 1);
+        let usable = token.filter(|t| source.host.as_deref() == Some(t.host.as_str()));
+        match usable {
+            // A second request means the first token was refused: do not loop.
+            Some(host_token) if asked_for_credentials.get() == 1 => {
+                offered_token.set(true);
+                git2::Cred::userpass_plaintext("x-access-token", host_token.token.expose())
+            }
+            _ => Err(git2::Error::from_str(&format!(
+                "{url} asks for credentials"
+            ))),
+        }
+    });
+    let mut fetch = git2::FetchOptions::new();
+    fetch.remote_callbacks(callbacks);
+    if let Some(depth) = request.depth {
+        fetch.depth(i32::try_from(depth).unwrap_or(i32::MAX));
+    }
+    let mut checkout = git2::build::CheckoutBuilder::new();
+    checkout.progress(|_, done, total| {
+        let mut next = throttle.borrow().current.clone();
+        next.phase = ClonePhase::CheckingOut;
+        next.checked_out_files = done as u64;
+        next.total_files = total as u64;
+        emit(next);
+    });
+    let mut builder = git2::build::RepoBuilder::new();
+    builder.fetch_options(fetch).with_checkout(checkout);
+    if let Some(branch) = &request.branch {
+        builder.branch(branch);
+    }
+    let cloned = builder.clone(&source.url, &work);
+    let repository = match cloned {
+        Ok(repository) => repository,
+        Err(error) => {
+            return Err(errors::classify(
+                &error,
+                &source,
+                cancel.load(Ordering::Relaxed),
+                asked_for_credentials.get() > 0,
+                offered_token.get(),
+            ))
+        }
+    };
+    if cancel.load(Ordering::Relaxed) {
+        return Err(CloneError::Cancelled);
+    }
+    let origin_url = repository
+        .find_remote("origin")
+        .ok()
+        .and_then(|remote| remote.url().map(str::to_owned))
+        .unwrap_or_else(|| source.url.clone());
+    drop(repository);
+    // An empty folder in the way (made by a folder picker) is replaced.
+    if destination.is_dir() {
+        let _ = std::fs::remove_dir(&destination);
+    }
+    std::fs::rename(&work, &destination).map_err(|error| {
+        if destination.exists() {
+            CloneError::DestinationExists {
+                path: destination.clone(),
+            }
+        } else {
+            CloneError::io(&destination, error)
+        }
+    })?;
+    drop(temp);
+    let mut done = throttle.borrow().current.clone();
+    done.phase = ClonePhase::Done;
+    emit(done);
+    Ok(ClonedRepository {
+        path: destination,
+        origin_url,
+    })
+}
+
+/// An existing, non-empty destination is an error — or, when it is a clone of the same remote,
+/// [`CloneError::AlreadyCloned`] (front ends offer to open it).
+fn check_destination(destination: &Path, source: &CloneSource) -> Result<(), CloneError> {
+    let Ok(mut entries) = std::fs::read_dir(destination) else {
+        if destination.exists() {
+            return Err(CloneError::DestinationExists {
+                path: destination.to_owned(),
+            });
+        }
+        return Ok(());
+    };
+    if entries.next().is_none() {
+        return Ok(());
+    }
+    let same_remote = git2::Repository::open(destination)
+        .ok()
+        .and_then(|repo| {
+            let remote = repo.find_remote("origin").ok()?;
+            remote.url().map(|url| same_url(url, &source.url))
+        })
+        .unwrap_or(false);
+    if same_remote {
+        Err(CloneError::AlreadyCloned {
+            path: destination.to_owned(),
+        })
+    } else {
+        Err(CloneError::DestinationExists {
+            path: destination.to_owned(),
+        })
+    }
+}
+
+fn same_url(a: &str, b: &str) -> bool {
+    let normal = |url: &str| {
+        url.trim_end_matches('/')
+            .trim_end_matches(".git")
+            .to_ascii_lowercase()
+    };
+    normal(a) == normal(b)
+}
+
+/// Removes temporary clone folders under `root` (and one level below: `<owner>/`) whose process
+/// is gone — what a crash mid-clone leaves behind. Returns how many were removed.
+pub fn clean_stale_clones(root: &Path) -> usize {
+    let mut removed = 0;
+    let Ok(owners) = std::fs::read_dir(root) else {
+        return 0;
+    };
+    let mut folders = vec![root.to_owned()];
+    folders.extend(owners.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
+    for folder in folders {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let is_temp = entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(TEMP_PREFIX);
+            if is_temp && !owner_alive(&path) && std::fs::remove_dir_all(&path).is_ok() {
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
+/// Whether the process named in a temporary clone folder still runs.
+fn owner_alive(folder: &Path) -> bool {
+    let pid = std::fs::read_to_string(folder.join(PID_FILE))
+        .ok()
+        .and_then(|text| text.trim().parse::<i32>().ok())
+        .and_then(rustix::process::Pid::from_raw);
+    match pid {
+        Some(pid) if pid.as_raw_nonzero().get() == std::process::id() as i32 => true,
+        Some(pid) => rustix::process::test_kill_process(pid).is_ok(),
+        None => false,
+    }
+}
