@@ -194,6 +194,24 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Clone a git repository (owner/repo, an HTTPS URL, file:// or a path) into DIR, else into
+    /// the workspaces folder (`<data dir>/workspaces/<owner>/<repo>`). Private GitHub
+    /// repositories use the token of `arbor auth set github` (or $GITHUB_TOKEN).
+    Clone {
+        /// owner/repo, https://HOST/OWNER/REPO(.git), file://PATH or a local path.
+        url: String,
+        /// The folder to create (default: in the workspaces folder).
+        dir: Option<std::path::PathBuf>,
+        /// Only the last N commits.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        depth: Option<u32>,
+        /// The branch to check out (default: the remote's default branch).
+        #[arg(long, value_name = "NAME")]
+        branch: Option<String>,
+        /// Print progress and the result as JSON lines.
+        #[arg(long)]
+        json: bool,
+    },
     /// Manage API keys in the OS keychain (and the GitHub token, account `github`).
     Auth {
         #[command(subcommand)]

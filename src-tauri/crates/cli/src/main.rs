@@ -6,6 +6,7 @@
 
 mod args;
 mod auth;
+mod clone;
 mod config;
 mod interactive;
 mod interactive_tree;
@@ -82,6 +83,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Auth { action }) => return auth::run(&data_dir, action),
+        Some(Command::Clone {
+            url,
+            dir,
+            depth,
+            branch,
+            json,
+        }) => {
+            let request = arbor_coding::clone::CloneRequest {
+                source: url.clone(),
+                destination: dir.clone(),
+                depth: *depth,
+                branch: branch.clone(),
+            };
+            return clone::run(&data_dir, request, *json);
+        }
         _ => {}
     }
 

@@ -44,7 +44,10 @@ fn run(
     request: &CloneRequest,
     workspaces: &Path,
     token: Option<&HostToken>,
-) -> (Result<arbor_coding::clone::ClonedRepository, CloneError>, Vec<CloneProgress>) {
+) -> (
+    Result<arbor_coding::clone::ClonedRepository, CloneError>,
+    Vec<CloneProgress>,
+) {
     let cancel = AtomicBool::new(false);
     let mut seen = Vec::new();
     let result = clone_repository(request, workspaces, token, &cancel, &mut |p| {
@@ -93,20 +96,28 @@ fn a_public_clone_reports_progress_in_order_and_lands_in_the_workspace() {
     let expected = fx
         .workspaces
         .path()
-        .join(format!("127.0.0.1-{}", server.host().rsplit(':').next().unwrap()))
+        .join(format!(
+            "127.0.0.1-{}",
+            server.host().rsplit(':').next().unwrap()
+        ))
         .join("repo");
     assert_eq!(cloned.path, expected);
     assert_eq!(cloned.origin_url, server.url("repo"));
     assert!(expected.join("file0059.txt").is_file());
     assert!(!expected.join("FEATURE.md").exists(), "main is checked out");
     let ranks: Vec<u8> = seen.iter().map(|p| phase_rank(p.phase)).collect();
-    assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "phases out of order: {ranks:?}");
+    assert!(
+        ranks.windows(2).all(|w| w[0] <= w[1]),
+        "phases out of order: {ranks:?}"
+    );
     assert_eq!(seen.first().map(|p| p.phase), Some(ClonePhase::Connecting));
     let last = seen.last().unwrap();
     assert_eq!(last.phase, ClonePhase::Done);
     assert!(last.total_objects > 60 && last.received_objects == last.total_objects);
     assert!(last.received_bytes > 60 * 4096 / 2, "{last:?}");
-    assert!(seen.iter().any(|p| p.phase == ClonePhase::CheckingOut && p.total_files > 0));
+    assert!(seen
+        .iter()
+        .any(|p| p.phase == ClonePhase::CheckingOut && p.total_files > 0));
     let leftovers: Vec<_> = std::fs::read_dir(expected.parent().unwrap())
         .unwrap()
         .flatten()
@@ -140,7 +151,9 @@ fn shallow_clones_a_branch_and_file_urls() {
     assert!(cloned.path.join("FEATURE.md").is_file());
 
     let file_url = format!("file://{}", fx.served.path().join("repo.git").display());
-    let cloned = run(&request(&file_url), fx.workspaces.path(), None).0.unwrap();
+    let cloned = run(&request(&file_url), fx.workspaces.path(), None)
+        .0
+        .unwrap();
     assert_eq!(cloned.path, fx.workspaces.path().join("local/repo"));
     assert!(cloned.path.join("README.md").is_file());
 }
@@ -168,7 +181,9 @@ fn private_repositories_take_the_token_of_their_host_only() {
         host: server.host(),
         token: Secret::new("ghp_wrong-token-000000").unwrap(),
     };
-    let error = run(&request(&url), fx.workspaces.path(), Some(&wrong)).0.unwrap_err();
+    let error = run(&request(&url), fx.workspaces.path(), Some(&wrong))
+        .0
+        .unwrap_err();
     assert_eq!(error.code(), "auth_failed", "{error}");
     assert_nothing_left(fx.workspaces.path());
 
@@ -177,7 +192,9 @@ fn private_repositories_take_the_token_of_their_host_only() {
         host: "github.com".into(),
         token: Secret::new(TOKEN).unwrap(),
     };
-    let error = run(&request(&url), fx.workspaces.path(), Some(&elsewhere)).0.unwrap_err();
+    let error = run(&request(&url), fx.workspaces.path(), Some(&elsewhere))
+        .0
+        .unwrap_err();
     assert_eq!(error.code(), "auth_required", "{error}");
     let sent_before = server.authorizations().len();
 
@@ -185,9 +202,14 @@ fn private_repositories_take_the_token_of_their_host_only() {
         host: server.host(),
         token: Secret::new(TOKEN).unwrap(),
     };
-    let cloned = run(&request(&url), fx.workspaces.path(), Some(&right)).0.unwrap();
+    let cloned = run(&request(&url), fx.workspaces.path(), Some(&right))
+        .0
+        .unwrap();
     assert!(cloned.path.join("README.md").is_file());
-    assert!(server.authorizations().len() > sent_before, "the token was not sent");
+    assert!(
+        server.authorizations().len() > sent_before,
+        "the token was not sent"
+    );
     assert!(!cloned.origin_url.contains(TOKEN));
     // The token is in no file of the clone (its git config, the pack, anything).
     let mut stack = vec![cloned.path.clone()];
@@ -256,7 +278,10 @@ fn an_existing_destination_is_named_or_offered_to_open() {
     let error = run(&into_taken, fx.workspaces.path(), None).0.unwrap_err();
     assert_eq!(error.code(), "destination_exists");
     assert!(error.to_string().contains("taken"), "{error}");
-    assert_eq!(std::fs::read_to_string(taken.join("notes.txt")).unwrap(), "mine");
+    assert_eq!(
+        std::fs::read_to_string(taken.join("notes.txt")).unwrap(),
+        "mine"
+    );
 
     // An empty folder (made by a folder picker) is fine.
     let empty = fx.workspaces.path().join("empty");

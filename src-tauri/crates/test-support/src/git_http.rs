@@ -140,7 +140,10 @@ fn serve(
         let given = header("authorization")
             .and_then(|value| value.strip_prefix("Basic ").map(str::to_owned))
             .and_then(|encoded| decode_base64(&encoded))
-            .and_then(|pair| pair.split_once(':').map(|(_, password)| password.to_owned()));
+            .and_then(|pair| {
+                pair.split_once(':')
+                    .map(|(_, password)| password.to_owned())
+            });
         if given.as_deref() != Some(token.as_str()) {
             let reply = "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"git\"\r\n\
                          Content-Length: 0\r\nConnection: close\r\n\r\n";
@@ -177,7 +180,8 @@ fn serve(
         .map(|i| (i, 4))
         .or_else(|| output.windows(2).position(|w| w == b"\n\n").map(|i| (i, 2)));
     let Some((at, gap)) = split else {
-        return writer.write_all(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n");
+        return writer
+            .write_all(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n");
     };
     let cgi_headers = String::from_utf8_lossy(&output[..at]).into_owned();
     let body = &output[at + gap..];
@@ -248,7 +252,10 @@ fn read_body(
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()?;
-        let mut stdin = child.stdin.take().ok_or_else(|| std::io::Error::other("no stdin"))?;
+        let mut stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stdin"))?;
         let input = body.clone();
         let writer = thread::spawn(move || stdin.write_all(&input));
         let mut plain = Vec::new();
@@ -293,8 +300,18 @@ pub fn make_repository(
     std::fs::create_dir_all(&work)?;
     let git = |args: &[&str], dir: &Path| -> std::io::Result<()> {
         let status = Command::new("git")
-            .args(["-c", "user.name=Arbor Test", "-c", "user.email=test@arbor.invalid"])
-            .args(["-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"])
+            .args([
+                "-c",
+                "user.name=Arbor Test",
+                "-c",
+                "user.email=test@arbor.invalid",
+            ])
+            .args([
+                "-c",
+                "init.defaultBranch=main",
+                "-c",
+                "commit.gpgsign=false",
+            ])
             .args(args)
             .current_dir(dir)
             .stdout(Stdio::null())
@@ -331,7 +348,13 @@ pub fn make_repository(
     git(&["checkout", "-q", "main"], &work)?;
     let bare = root.join(format!("{name}.git"));
     git(
-        &["clone", "-q", "--bare", work.to_str().unwrap_or_default(), bare.to_str().unwrap_or_default()],
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            work.to_str().unwrap_or_default(),
+            bare.to_str().unwrap_or_default(),
+        ],
         root,
     )?;
     std::fs::remove_dir_all(&work)?;

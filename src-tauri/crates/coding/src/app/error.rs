@@ -47,6 +47,8 @@ pub enum AppError {
     Settings(#[from] SettingsError),
     #[error(transparent)]
     Endpoint(#[from] EndpointError),
+    #[error(transparent)]
+    Clone(#[from] crate::clone::CloneError),
     #[error("the key is empty: paste the key itself")]
     EmptyKey,
     #[error("{0}")]
@@ -82,6 +84,7 @@ impl AppError {
             AppError::Settings(error) => error.code(),
             AppError::Endpoint(error) => error.code(),
             AppError::EmptyKey => "empty_key",
+            AppError::Clone(error) => error.code(),
             AppError::Unsupported(_) => "unsupported",
             AppError::Project(error) => error.code(),
             AppError::Store(error) => store_code(error),

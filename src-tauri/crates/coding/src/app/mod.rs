@@ -17,12 +17,14 @@
 //!   what tool processes must not inherit ([`tool_environment`]); [`key_check`]: one cheap
 //!   request that says whether a key works; [`settings`]: `settings.json` (defaults, the
 //!   tool-environment pass-through list); [`custom_endpoints`]: adding a provider to
-//!   `models.json`; [`user_config`]: those as [`ArborApp`] methods; [`project`]: checking a folder before it becomes a project; [`data_dir`].
+//!   `models.json`; [`cloning`]: cloning into the workspaces folder with the keychain's GitHub
+//!   token, recorded as a project; [`user_config`]: those as [`ArborApp`] methods; [`project`]: checking a folder before it becomes a project; [`data_dir`].
 //! - [`error`]: [`AppError`] with a stable `code()`.
 //!
 //! Store work of the app-wide calls is synchronous; async front ends run it through
 //! [`blocking`], off the runtime's worker threads.
 
+pub mod cloning;
 pub mod commands;
 pub mod custom_endpoints;
 pub mod data_dir;
@@ -141,13 +143,16 @@ impl ArborApp {
         let catalog = Catalog::load(&data_dir).map_err(AppError::Catalog)?;
         let settings = Settings::load(&data_dir)?;
         let store = Store::open(&data_dir)?;
-        Ok(Self {
+        let app = Self {
             data_dir,
             catalog: std::sync::RwLock::new(Arc::new(catalog)),
             store: Mutex::new(store),
             keys: Arc::new(ProviderKeys::for_app()),
             settings: Mutex::new(settings),
-        })
+        };
+        // What a clone that crashed left behind goes at the next start.
+        crate::clone::clean_stale_clones(&app.workspaces_dir());
+        Ok(app)
     }
 
     /// Reads keys through `env` and an in-memory store instead of the process environment and

@@ -23,6 +23,14 @@ pub struct Settings {
     /// purpose; by default every provider's key variable is withheld).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_env_pass_through: Vec<String>,
+    /// Where clones go by default (`<folder>/<owner>/<repo>`); default `<data dir>/workspaces`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub workspaces_dir: Option<String>,
+    /// The host the GitHub token is for (a GitHub Enterprise server); default `github.com`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub github_host: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -92,6 +100,20 @@ impl Settings {
                 )));
             }
         }
+        if let Some(dir) = &self.workspaces_dir {
+            if !std::path::Path::new(dir).is_absolute() {
+                return Err(SettingsError::Value(format!(
+                    "the workspaces folder `{dir}` must be an absolute path"
+                )));
+            }
+        }
+        if let Some(host) = &self.github_host {
+            if host.is_empty() || host.contains('/') || host.contains('@') {
+                return Err(SettingsError::Value(format!(
+                    "`{host}` is not a host name (e.g. github.example.com)"
+                )));
+            }
+        }
         if let Some(model) = &self.default_model {
             if !model.contains('/') {
                 return Err(SettingsError::Value(format!(
@@ -129,6 +151,8 @@ mod tests {
             default_model: Some("anthropic/claude-haiku-4-5".into()),
             default_thinking: Some("high".into()),
             tool_env_pass_through: vec!["GH_TOKEN".into()],
+            workspaces_dir: Some("/srv/work".into()),
+            github_host: Some("github.example.com".into()),
         };
         settings.save(dir.path()).unwrap();
         assert_eq!(Settings::load(dir.path()).unwrap(), settings);

@@ -128,7 +128,10 @@ pub(super) fn classify(
     }
     let network = matches!(
         error.class(),
-        git2::ErrorClass::Net | git2::ErrorClass::Http | git2::ErrorClass::Ssl | git2::ErrorClass::Os
+        git2::ErrorClass::Net
+            | git2::ErrorClass::Http
+            | git2::ErrorClass::Ssl
+            | git2::ErrorClass::Os
     ) || lower.contains("failed to connect")
         || lower.contains("could not resolve")
         || lower.contains("early eof")

@@ -253,10 +253,7 @@ pub fn clean_stale_clones(root: &Path) -> usize {
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            let is_temp = entry
-                .file_name()
-                .to_string_lossy()
-                .starts_with(TEMP_PREFIX);
+            let is_temp = entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX);
             if is_temp && !owner_alive(&path) && std::fs::remove_dir_all(&path).is_ok() {
                 removed += 1;
             }

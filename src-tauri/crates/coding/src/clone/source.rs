@@ -46,7 +46,12 @@ impl CloneSource {
         let rest = rest.trim_end_matches('/');
         let (host, path) = match rest.split_once('/') {
             // `owner/repo`: a GitHub repository.
-            Some((owner, repo)) if !owner.contains('.') && !owner.contains(':') && scheme == "https" && !input.contains("://") => {
+            Some((owner, repo))
+                if !owner.contains('.')
+                    && !owner.contains(':')
+                    && scheme == "https"
+                    && !input.contains("://") =>
+            {
                 if repo.contains('/') {
                     return Err(invalid());
                 }
