@@ -22,6 +22,8 @@ fn generate(dir: &Path) -> Result<()> {
     arbor_coding::app::KeyCheck::export_all(&cfg)?;
     arbor_coding::app::Settings::export_all(&cfg)?;
     arbor_coding::app::CustomEndpoint::export_all(&cfg)?;
+    arbor_coding::clone::CloneProgress::export_all(&cfg)?;
+    arbor_desktop::CloneForm::export_all(&cfg)?;
     arbor_store::SearchHit::export_all(&cfg)?;
     arbor_llm::ThinkingLevel::export_all(&cfg)?;
     arbor_llm::ImageContent::export_all(&cfg)?;

@@ -42,6 +42,17 @@ pub async fn open_project(
     let arbor = state.app()?;
     // Off the main thread: a path on a slow network mount must not freeze the window.
     let project = blocking(move || arbor.open_project(&path)).await??;
+    place_project(&app, &window, &state, project)
+}
+
+/// Shows an opened project: focuses the window that has it already, else takes this window when
+/// it has no project, else opens a new window.
+pub fn place_project(
+    app: &AppHandle,
+    window: &Window,
+    state: &State<'_, DesktopState>,
+    project: ProjectInfo,
+) -> Result<OpenedProject, CommandError> {
     let label = window.label().to_owned();
     if let Some(open_in) = state.window_of(&project.path) {
         if let Some(other) = app.get_webview_window(&open_in) {
@@ -71,7 +82,7 @@ pub async fn open_project(
         .entry(new_label.clone())
         .or_default()
         .project = Some(project.clone());
-    let built = WebviewWindowBuilder::new(&app, &new_label, WebviewUrl::App("index.html".into()))
+    let built = WebviewWindowBuilder::new(app, &new_label, WebviewUrl::App("index.html".into()))
         .title(format!("{} — Arbor", project.name))
         .inner_size(1200.0, 800.0)
         .min_inner_size(720.0, 480.0)

@@ -10,12 +10,14 @@
 //! - `error`: `CommandError`, serialised as `{code, message}`.
 
 mod channel;
+mod clone_commands;
 mod commands;
 mod error;
 mod session_commands;
 mod settings_commands;
 mod state;
 
+pub use clone_commands::CloneForm;
 pub use commands::{AppInfo, OpenedProject};
 pub use error::CommandError;
 
@@ -71,6 +73,9 @@ pub fn run() -> Result<(), tauri::Error> {
             settings_commands::get_settings,
             settings_commands::save_settings,
             settings_commands::add_custom_endpoint,
+            clone_commands::clone_destination,
+            clone_commands::clone_repository,
+            clone_commands::cancel_clone,
         ])
         .run(tauri::generate_context!())
 }

@@ -2,6 +2,7 @@
 //! window its project and live session. No agent logic lives here.
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use arbor_coding::app::{ArborApp, LiveSession, ProjectInfo};
@@ -16,6 +17,8 @@ pub type SharedSession = Arc<RwLock<LiveSession>>;
 pub struct WindowState {
     pub project: Option<ProjectInfo>,
     pub session: Option<SharedSession>,
+    /// Set while the window's clone form runs a clone; storing `true` cancels it.
+    pub clone_cancel: Option<Arc<AtomicBool>>,
 }
 
 pub struct DesktopState {
@@ -62,6 +65,16 @@ impl DesktopState {
             .get(window)
             .and_then(|state| state.session.clone())
             .ok_or(CommandError::NoSession)
+    }
+
+    pub fn set_clone_cancel(&self, window: &str, cancel: Option<Arc<AtomicBool>>) {
+        self.windows().entry(window.to_owned()).or_default().clone_cancel = cancel;
+    }
+
+    pub fn clone_cancel(&self, window: &str) -> Option<Arc<AtomicBool>> {
+        self.windows()
+            .get(window)
+            .and_then(|state| state.clone_cancel.clone())
     }
 
     /// The window that has `path` open, if any.

@@ -5,6 +5,8 @@ import { Channel, invoke } from '@tauri-apps/api/core';
 import { open } from '@tauri-apps/plugin-dialog';
 import type {
   AppInfo,
+  CloneForm,
+  CloneProgress,
   CustomEndpoint,
   KeyCheck,
   KeyStatusList,
@@ -231,4 +233,27 @@ export function addCustomEndpoint(
   key: string | null,
 ): Promise<KeyStatusList> {
   return call(() => invoke<KeyStatusList>('add_custom_endpoint', { endpoint, key }));
+}
+
+/** Where a clone of `form` would go (the workspaces folder unless a destination is given). */
+export function cloneDestination(form: CloneForm): Promise<string> {
+  return call(() => invoke<string>('clone_destination', { form }));
+}
+
+/**
+ * Clones `form`, calling `onProgress` with each report; when done the clone opens as a project by
+ * the start window's rules (this window when it has none).
+ */
+export function cloneRepository(
+  form: CloneForm,
+  onProgress: (progress: CloneProgress) => void,
+): Promise<OpenedProject> {
+  const progress = new Channel<CloneProgress>();
+  progress.onmessage = onProgress;
+  return call(() => invoke<OpenedProject>('clone_repository', { form, progress }));
+}
+
+/** Cancels this window's clone; nothing is left behind. */
+export function cancelClone(): Promise<void> {
+  return call(() => invoke<void>('cancel_clone'));
 }

@@ -36,3 +36,6 @@ export type { KeyStatusList } from './generated/KeyStatusList';
 export type { KeychainProblem } from './generated/KeychainProblem';
 export type { ProviderKeyStatus } from './generated/ProviderKeyStatus';
 export type { Settings } from './generated/Settings';
+export type { CloneForm } from './generated/CloneForm';
+export type { ClonePhase } from './generated/ClonePhase';
+export type { CloneProgress } from './generated/CloneProgress';

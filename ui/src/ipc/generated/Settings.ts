@@ -13,4 +13,12 @@ defaultThinking?: string | null,
  * Environment variables tool processes may see although they hold keys (passed through on
  * purpose; by default every provider's key variable is withheld).
  */
-toolEnvPassThrough?: Array<string>, };
+toolEnvPassThrough?: Array<string>, 
+/**
+ * Where clones go by default (`<folder>/<owner>/<repo>`); default `<data dir>/workspaces`.
+ */
+workspacesDir?: string | null, 
+/**
+ * The host the GitHub token is for (a GitHub Enterprise server); default `github.com`.
+ */
+githubHost?: string | null, };
