@@ -1,0 +1,167 @@
+//! End to end: cloning from the start window of the real app, from a loopback smart-HTTP git
+//! server (`git http-backend`, paced so the progress can be watched and cancelled): an SSH URL
+//! is refused in the form with the input kept; a cancel mid-transfer leaves nothing; a clone
+//! shows its progress bar moving and opens as a project with its files.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use anyhow::{ensure, Context, Result};
+use arbor_test_support::git_http::{make_repository, GitHttpServer, GitServerOptions};
+use fantoccini::{Client, Locator};
+
+use support::desktop::DesktopSession;
+use support::ui::{click, element, wait_for_text, WAIT};
+
+const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
+
+async fn fill(client: &Client, css: &str, text: &str) -> Result<()> {
+    let input = element(client, css).await?;
+    input.clear().await?;
+    input.send_keys(text).await?;
+    Ok(())
+}
+
+/// Every (phase, value, max) the progress bar showed until it went away.
+async fn watch_progress(client: &Client) -> Result<Vec<(String, f64, f64)>> {
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + WAIT;
+    element(client, "[data-testid=clone-progress]").await?;
+    loop {
+        let Ok(bar) = client
+            .find(Locator::Css("[data-testid=clone-progress]"))
+            .await
+        else {
+            return Ok(seen);
+        };
+        let phase = bar
+            .attr("data-phase")
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        let number = |v: Option<String>| v.and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+        let value = number(bar.prop("value").await.ok().flatten());
+        let max = number(bar.prop("max").await.ok().flatten());
+        if seen.last() != Some(&(phase.clone(), value, max)) {
+            seen.push((phase, value, max));
+        }
+        ensure!(
+            Instant::now() < deadline,
+            "the clone did not finish: {seen:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clone_shows_progress_can_be_cancelled_and_opens_as_a_project() -> Result<()> {
+    let served = tempfile::tempdir()?;
+    make_repository(served.path(), "repo", 120, 8192)?;
+    let server = GitHttpServer::start(
+        served.path(),
+        GitServerOptions {
+            pace: Some((16 * 1024, Duration::from_millis(25))),
+            ..GitServerOptions::default()
+        },
+    )?;
+    let data = tempfile::tempdir()?;
+    let session =
+        DesktopSession::start(APP, &[("ARBOR_DATA_DIR", data.path().as_os_str())]).await?;
+    let outcome = clone_run(&session, &server, data.path()).await;
+    if outcome.is_err() {
+        session.save_failure_artifacts("clone").await;
+    }
+    outcome?;
+    session.stop().await
+}
+
+async fn clone_run(
+    session: &DesktopSession,
+    server: &GitHttpServer,
+    data: &std::path::Path,
+) -> Result<()> {
+    let client = session.client();
+    element(client, "[data-testid=empty-state]").await?;
+    click(client, "[data-testid=clone-repository]").await?;
+
+    // An SSH URL: refused in the form, the input kept.
+    fill(
+        client,
+        "[data-testid=clone-url]",
+        "git@github.com:owner/repo.git",
+    )
+    .await?;
+    click(client, "[data-testid=clone-submit]").await?;
+    wait_for_text(client, "[data-testid=clone-error]", "HTTPS").await?;
+    let kept = element(client, "[data-testid=clone-url]")
+        .await?
+        .prop("value")
+        .await?;
+    ensure!(
+        kept.as_deref() == Some("git@github.com:owner/repo.git"),
+        "the input was not kept: {kept:?}"
+    );
+    session.screenshot("clone-error.png").await?;
+
+    // Cancel mid-transfer: nothing is left in the destination's folder.
+    let scratch = tempfile::tempdir()?;
+    let cancelled = scratch.path().join("cancelled");
+    fill(client, "[data-testid=clone-url]", &server.url("repo")).await?;
+    fill(
+        client,
+        "[data-testid=clone-dest]",
+        cancelled.to_str().context("utf-8")?,
+    )
+    .await?;
+    click(client, "[data-testid=clone-submit]").await?;
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let bar = element(client, "[data-testid=clone-progress]").await?;
+        if bar.attr("data-phase").await?.as_deref() == Some("receiving") {
+            break;
+        }
+        ensure!(Instant::now() < deadline, "no receiving phase");
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    session.screenshot("clone-receiving.png").await?;
+    click(client, "[data-testid=clone-cancel]").await?;
+    wait_for_text(client, "[data-testid=clone-error]", "cancelled").await?;
+    let left: Vec<_> = std::fs::read_dir(scratch.path())?.flatten().collect();
+    ensure!(left.is_empty(), "left behind: {left:?}");
+
+    // A clone into the workspaces folder: the bar moves, then the project opens.
+    fill(client, "[data-testid=clone-dest]", "").await?;
+    fill(client, "[data-testid=clone-depth]", "1").await?;
+    click(client, "[data-testid=clone-submit]").await?;
+    let seen = watch_progress(client).await?;
+    ensure!(
+        seen.iter().any(|(phase, _, _)| phase == "receiving"),
+        "no receiving phase in {seen:?}"
+    );
+    let receiving: Vec<f64> = seen
+        .iter()
+        .filter(|(phase, _, max)| phase == "receiving" && *max > 0.0)
+        .map(|(_, value, _)| *value)
+        .collect();
+    ensure!(
+        receiving.windows(2).all(|w| w[0] <= w[1]) && receiving.len() >= 2,
+        "the bar did not move forward: {seen:?}"
+    );
+    element(client, "[data-testid=project-view]").await?;
+    wait_for_text(client, "[data-testid=current-project]", "repo").await?;
+    let path = element(client, "[data-testid=current-project-path]")
+        .await?
+        .attr("title")
+        .await?
+        .unwrap_or_default();
+    ensure!(path.contains("workspaces"), "opened {path}");
+    ensure!(
+        std::path::Path::new(&path).join("file0119.txt").is_file(),
+        "the clone has no files at {path}"
+    );
+    ensure!(path.starts_with(&std::fs::canonicalize(data)?.display().to_string()));
+    session.screenshot("clone-opened.png").await?;
+    Ok(())
+}
