@@ -68,7 +68,10 @@ impl DesktopState {
     }
 
     pub fn set_clone_cancel(&self, window: &str, cancel: Option<Arc<AtomicBool>>) {
-        self.windows().entry(window.to_owned()).or_default().clone_cancel = cancel;
+        self.windows()
+            .entry(window.to_owned())
+            .or_default()
+            .clone_cancel = cancel;
     }
 
     pub fn clone_cancel(&self, window: &str) -> Option<Arc<AtomicBool>> {
