@@ -99,12 +99,75 @@ describe('the start view', () => {
     expect(ipc.openProject).toHaveBeenCalledTimes(1);
   });
 
-  it('offers cloning honestly: the form says it is not there yet', async () => {
+  it('clones with a progress bar, then opens the clone as the project', async () => {
     const user = userEvent.setup();
+    const pending = deferred<{ project: typeof REPO; window: 'this' }>();
+    let report: ((progress: import('./ipc').CloneProgress) => void) | null = null;
+    vi.mocked(ipc.cloneRepository).mockImplementationOnce(async (_form, onprogress) => {
+      report = onprogress;
+      return pending.promise;
+    });
     render(App);
     await user.click(screen.getByTestId('clone-repository'));
-    expect(screen.getByTestId('clone-submit')).toBeDisabled();
-    expect(screen.getByTestId('clone-unavailable')).toHaveTextContent('later version');
+    expect(screen.getByTestId('clone-url')).toHaveFocus();
+    await user.type(screen.getByTestId('clone-url'), 'owner/repo');
+    await waitFor(() =>
+      expect(screen.getByTestId('clone-dest')).toHaveAttribute(
+        'placeholder',
+        '/home/me/.local/share/arbor/workspaces/owner/repo',
+      ),
+    );
+    await user.type(screen.getByTestId('clone-depth'), '1');
+    await user.click(screen.getByTestId('clone-submit'));
+    expect(ipc.cloneRepository).toHaveBeenCalledWith(
+      { url: 'owner/repo', destination: null, depth: 1, branch: null },
+      expect.any(Function),
+    );
+    const bar = await screen.findByTestId('clone-progress');
+    expect(bar).toHaveAttribute('data-phase', 'connecting');
+    report!({
+      phase: 'receiving',
+      received_objects: 30,
+      total_objects: 120,
+      indexed_deltas: 0,
+      total_deltas: 0,
+      received_bytes: 2048,
+      bytes_per_second: 1024,
+      checked_out_files: 0,
+      total_files: 0,
+    });
+    await waitFor(() => expect(bar).toHaveAttribute('data-phase', 'receiving'));
+    expect(bar).toHaveAttribute('value', '30');
+    expect(bar).toHaveAttribute('max', '120');
+    expect(screen.getByTestId('clone-form')).toHaveTextContent('Receiving objects 30/120');
+    // Cancel while it runs asks Rust to stop.
+    await user.click(screen.getByTestId('clone-cancel'));
+    expect(ipc.cancelClone).toHaveBeenCalledTimes(1);
+    pending.resolve({ project: REPO, window: 'this' });
+    await screen.findByTestId('project-view');
+  });
+
+  it('keeps the input and shows the error when a clone fails', async () => {
+    const user = userEvent.setup();
+    vi.mocked(ipc.cloneRepository).mockRejectedValueOnce({
+      code: 'ssh_unsupported',
+      message: 'Arbor clones over HTTPS',
+    });
+    render(App);
+    await user.click(screen.getByTestId('clone-repository'));
+    await user.type(screen.getByTestId('clone-url'), 'git@github.com:o/r.git');
+    await user.click(screen.getByTestId('clone-submit'));
+    const error = await screen.findByTestId('clone-error');
+    expect(error).toHaveAttribute('data-code', 'ssh_unsupported');
+    expect(screen.getByTestId('clone-url')).toHaveValue('git@github.com:o/r.git');
+    // A bad depth is caught before Rust is asked.
+    await user.type(screen.getByTestId('clone-depth'), 'x');
+    await user.click(screen.getByTestId('clone-submit'));
+    expect(await screen.findByTestId('clone-error')).toHaveTextContent('whole number');
+    expect(ipc.cloneRepository).toHaveBeenCalledTimes(1);
+    // Cancel when idle closes the form.
+    await user.click(screen.getByTestId('clone-cancel'));
+    expect(screen.queryByTestId('clone-form')).not.toBeInTheDocument();
   });
 });
 

@@ -1,7 +1,15 @@
 // A fake of the ipc module for component tests: every command is a vi.fn with a sensible
 // answer, and `emit` plays session events into the Channel of the last `startSession`.
 import { vi } from 'vitest';
-import type { ProjectInfo, SessionEvent, SessionState, SessionView } from './ipc/wire';
+import type {
+  CloneForm,
+  CloneProgress,
+  OpenedProject,
+  ProjectInfo,
+  SessionEvent,
+  SessionState,
+  SessionView,
+} from './ipc/wire';
 
 export const STATE: SessionState = {
   provider: 'mock',
@@ -83,5 +91,11 @@ export function fakeIpc(original: typeof import('./ipc')) {
     openBranch: vi.fn(async () => EMPTY_VIEW),
     setModel: vi.fn(async (provider: string, model: string) => ({ ...STATE, provider, model })),
     setThinkingLevel: vi.fn(async () => STATE),
+    cloneDestination: vi.fn(async () => '/home/me/.local/share/arbor/workspaces/owner/repo'),
+    cloneRepository: vi.fn(
+      async (_form: CloneForm, _onprogress: (progress: CloneProgress) => void) =>
+        ({ project: REPO, window: 'this' }) as OpenedProject,
+    ),
+    cancelClone: vi.fn(async () => undefined),
   };
 }
