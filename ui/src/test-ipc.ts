@@ -2,6 +2,9 @@
 // answer, and `emit` plays session events into the Channel of the last `startSession`.
 import { vi } from 'vitest';
 import type {
+  KeyStatusList,
+  ProviderKeyStatus,
+  Settings,
   CloneForm,
   CloneProgress,
   OpenedProject,
@@ -59,14 +62,14 @@ export function fakeIpc(original: typeof import('./ipc')) {
       {
         provider: 'mock',
         display_name: 'Mock provider',
-        key: 'not_needed' as const,
+        key: 'not-needed' as const,
         key_env: null,
         models: [{ id: 'm1', reasoning: false, images: false, context_window: 32000 }],
       },
       {
         provider: 'openai',
         display_name: 'OpenAI',
-        key: 'missing' as const,
+        key: 'none' as const,
         key_env: 'OPENAI_API_KEY',
         models: [{ id: 'gpt-5', reasoning: true, images: true, context_window: 400000 }],
       },
@@ -97,5 +100,71 @@ export function fakeIpc(original: typeof import('./ipc')) {
         ({ project: REPO, window: 'this' }) as OpenedProject,
     ),
     cancelClone: vi.fn(async () => undefined),
+    keyStatuses: vi.fn(async () => KEYS),
+    setApiKey: vi.fn(async (provider: string) => withSource(provider, 'keychain')),
+    removeApiKey: vi.fn(async (provider: string) => withSource(provider, 'none')),
+    testApiKey: vi.fn(async (provider: string) => ({
+      provider,
+      model: `${provider}/gpt-5`,
+      ok: true,
+      error_class: null,
+      message: null,
+    })),
+    getSettings: vi.fn(async () => ({}) as Settings),
+    saveSettings: vi.fn(async (settings: Settings) => settings),
+    addCustomEndpoint: vi.fn(async () => KEYS),
+  };
+}
+
+/** Key statuses: OpenAI missing, Anthropic from the environment, a keyless mock. */
+export const KEYS: KeyStatusList = {
+  providers: [
+    {
+      provider: 'openai',
+      display_name: 'OpenAI',
+      source: 'none',
+      variable: 'OPENAI_API_KEY',
+      run_only: false,
+      key_optional: false,
+    },
+    {
+      provider: 'anthropic',
+      display_name: 'Anthropic',
+      source: 'env',
+      variable: 'ANTHROPIC_API_KEY',
+      run_only: false,
+      key_optional: false,
+    },
+    {
+      provider: 'mock',
+      display_name: 'Mock provider',
+      source: 'not-needed',
+      variable: null,
+      run_only: false,
+      key_optional: true,
+    },
+  ],
+  github: {
+    provider: 'github',
+    display_name: 'GitHub',
+    source: 'none',
+    variable: 'GITHUB_TOKEN',
+    run_only: false,
+    key_optional: true,
+  },
+  keychain_error: null,
+};
+
+/** `KEYS` with one provider's source changed. */
+export function withSource(
+  provider: string,
+  source: ProviderKeyStatus['source'],
+  runOnly = false,
+): KeyStatusList {
+  return {
+    ...KEYS,
+    providers: KEYS.providers.map((status) =>
+      status.provider === provider ? { ...status, source, run_only: runOnly } : status,
+    ),
   };
 }

@@ -5,6 +5,7 @@ import * as ipc from '../../ipc';
 import type { ModelGroup, SessionView } from '../../ipc/wire';
 import { ChatStore } from '../../state/chat.svelte';
 import { emit, EMPTY_VIEW, STATE } from '../../test-ipc';
+import { settingsDialog } from '../../state/settings.svelte';
 import ChatView from './ChatView.svelte';
 
 vi.mock('../../ipc', async (importOriginal) => {
@@ -214,10 +215,22 @@ describe('the chat', () => {
     await user.click(screen.getByTestId('model-picker'));
     const options = screen.getAllByTestId('model-option');
     expect(options.map((o) => o.dataset.value)).toEqual(['mock/m1', 'openai/gpt-5']);
-    expect(screen.getByText(/no key · set OPENAI_API_KEY/)).toBeInTheDocument();
+    // Only OpenAI lacks a key; its "Set key" opens the settings on its row.
+    expect(screen.getAllByTestId('model-set-key')).toHaveLength(1);
+    expect(screen.getByTestId('model-set-key')).toHaveAccessibleName('Set a key for OpenAI');
     await user.click(options[1]);
     expect(ipc.setModel).toHaveBeenCalledWith('openai', 'gpt-5');
     await waitFor(() => expect(screen.getByTestId('model-picker')).toHaveTextContent('gpt-5'));
+  });
+
+  it('sends the user from a keyless provider to its settings row', async () => {
+    const { user } = await setup();
+    await user.click(screen.getByTestId('model-picker'));
+    await user.click(screen.getByTestId('model-set-key'));
+    expect(settingsDialog.open).toBe(true);
+    expect(settingsDialog.focus).toBe('openai');
+    expect(screen.queryByTestId('model-option')).not.toBeInTheDocument();
+    settingsDialog.close();
   });
 
   it('shows a failed run with its class, what to do, and a retry', async () => {

@@ -1,0 +1,22 @@
+// Whether the settings view is open, and on which provider's row; any window part can open it
+// (the gear buttons, Ctrl/Cmd+, and the model picker's "Set key").
+class SettingsDialog {
+  open = $state(false);
+  /** The provider whose row gets the focus. */
+  focus = $state<string | null>(null);
+  /** Bumped when the view closes: keys or endpoints may have changed, pickers reload. */
+  version = $state(0);
+
+  show(provider: string | null = null) {
+    this.focus = provider;
+    this.open = true;
+  }
+
+  close() {
+    this.open = false;
+    this.focus = null;
+    this.version += 1;
+  }
+}
+
+export const settingsDialog = new SettingsDialog();

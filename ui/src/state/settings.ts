@@ -1,0 +1,109 @@
+// The settings view's pure parts: how a key status reads, the custom-endpoint form and the
+// pass-through list checked and turned into what Rust takes. No key ever passes through here:
+// the key field's value goes straight from the input to `setApiKey`.
+import type { CustomEndpoint, KeyCheck, ProviderKeyStatus } from '../ipc/wire';
+
+/** What a provider row says about its key. */
+export function keySourceLabel(status: ProviderKeyStatus): string {
+  switch (status.source) {
+    case 'keychain':
+      return status.run_only ? 'Kept for this session only' : 'In the OS keychain';
+    case 'env':
+      return `From $${status.variable ?? 'its variable'}`;
+    case 'none':
+      return status.variable
+        ? `Missing — set a key (or $${status.variable})`
+        : 'Missing — set a key';
+    case 'not-needed':
+      return 'Not needed';
+  }
+}
+
+/** Whether a request with the provider's key can be tried. */
+export function canTest(status: ProviderKeyStatus): boolean {
+  return status.source === 'keychain' || status.source === 'env';
+}
+
+export function keyCheckLabel(check: KeyCheck): string {
+  if (check.ok) return `Works — ${check.model}`;
+  const detail = check.message ? ` — ${check.message}` : '';
+  return `Does not work: ${check.error_class ?? 'error'}${detail}`;
+}
+
+export const APIS = [
+  { value: 'openai-completions', label: 'OpenAI-compatible (chat completions)' },
+  { value: 'openai-responses', label: 'OpenAI Responses' },
+  { value: 'anthropic-messages', label: 'Anthropic-compatible (messages)' },
+  { value: 'google-generative-ai', label: 'Gemini-compatible' },
+] as const;
+
+export interface EndpointFields {
+  name: string;
+  api: string;
+  baseUrl: string;
+  /** Model ids, separated by commas or spaces. */
+  models: string;
+  /** Context window for every model listed; empty: the catalogue's default. */
+  contextWindow: string;
+}
+
+/** The endpoint for Rust, or what is wrong (Rust checks again, with the catalogue's loader). */
+export function endpointFromFields(
+  fields: EndpointFields,
+): { endpoint: CustomEndpoint } | { error: string } {
+  const name = fields.name.trim();
+  if (!/^[A-Za-z0-9_-]+$/.test(name)) {
+    return { error: 'Name the endpoint with letters, digits, - and _ (e.g. my-vllm).' };
+  }
+  if (!APIS.some((api) => api.value === fields.api)) {
+    return { error: 'Choose the API the server speaks.' };
+  }
+  const baseUrl = fields.baseUrl.trim();
+  if (!/^https?:\/\/[^/\s]+/.test(baseUrl)) {
+    return {
+      error: `The base URL must start with http:// or https:// and name a host (e.g. http://localhost:11434/v1), not “${baseUrl}”.`,
+    };
+  }
+  const ids = fields.models
+    .split(/[\s,]+/)
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
+  if (ids.length === 0) return { error: 'List at least one model id.' };
+  const windowText = fields.contextWindow.trim();
+  let contextWindow: number | null = null;
+  if (windowText) {
+    const parsed = Number(windowText);
+    if (!Number.isInteger(parsed) || parsed < 1024) {
+      return {
+        error: `The context window must be a whole number of tokens (1024 or more), not “${windowText}”.`,
+      };
+    }
+    contextWindow = parsed;
+  }
+  return {
+    endpoint: {
+      name,
+      api: fields.api,
+      baseUrl,
+      models: [...new Set(ids)].map((id) => ({
+        id,
+        contextWindow,
+        reasoning: false,
+        images: false,
+      })),
+    },
+  };
+}
+
+/** `GH_TOKEN, MY_VAR` → the names, or what is not a variable name. */
+export function parsePassThrough(text: string): { names: string[] } | { error: string } {
+  const names = text
+    .split(/[\s,]+/)
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const bad = names.find((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+  if (bad !== undefined) {
+    return { error: `“${bad}” is not an environment variable name (letters, digits and _).` };
+  }
+  return { names: [...new Set(names)] };
+}
