@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
 use arbor_test_support::git_http::{make_repository, GitHttpServer, GitServerOptions};
+use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 
 use support::desktop::DesktopSession;
@@ -18,8 +19,18 @@ const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 
 async fn fill(client: &Client, css: &str, text: &str) -> Result<()> {
     let input = element(client, css).await?;
-    input.clear().await?;
-    input.send_keys(text).await?;
+    // Select all and delete, as a user would: WebDriver's clear() fires no input event, so the
+    // form would keep its old value.
+    let clear = format!(
+        "{}a{}{}",
+        char::from(Key::Control),
+        char::from(Key::Null),
+        char::from(Key::Backspace)
+    );
+    input.send_keys(&clear).await?;
+    if !text.is_empty() {
+        input.send_keys(text).await?;
+    }
     Ok(())
 }
 
@@ -41,9 +52,16 @@ async fn watch_progress(client: &Client) -> Result<Vec<(String, f64, f64)>> {
             .ok()
             .flatten()
             .unwrap_or_default();
-        let number = |v: Option<String>| v.and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-        let value = number(bar.prop("value").await.ok().flatten());
-        let max = number(bar.prop("max").await.ok().flatten());
+        // The element's numbers as the browser has them (an indeterminate bar counts as 0/0).
+        let numbers = client
+            .execute(
+                "const bar = arguments[0]; \
+                 return bar.position < 0 ? [0, 0] : [bar.value, bar.max];",
+                vec![serde_json::to_value(&bar)?],
+            )
+            .await?;
+        let value = numbers[0].as_f64().unwrap_or(0.0);
+        let max = numbers[1].as_f64().unwrap_or(0.0);
         if seen.last() != Some(&(phase.clone(), value, max)) {
             seen.push((phase, value, max));
         }

@@ -330,9 +330,12 @@ async fn run_only(session: &DesktopSession, root: &str) -> Result<()> {
     element(client, "[data-testid=composer]").await?;
     open_settings(client).await?;
     save_key(client, KEY).await?;
-    click(client, &format!("{ROW} [data-testid=api-key-run-only]")).await?;
+    // The offer, next to the keychain's error (the dark theme, to see it).
+    element(client, &format!("{ROW} [data-testid=api-key-run-only]")).await?;
     session.screenshot("settings-no-keychain-dark.png").await?;
+    click(client, &format!("{ROW} [data-testid=api-key-run-only]")).await?;
     wait_attr(client, ROW, "data-key-source", "keychain").await?;
+    session.screenshot("settings-run-only-dark.png").await?;
     let row = dom_text(&element(client, ROW).await?).await?;
     ensure!(
         row.to_lowercase().contains("this session only"),
