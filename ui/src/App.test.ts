@@ -172,6 +172,21 @@ describe('the start view', () => {
 });
 
 describe('a project window', () => {
+  it('clones into a window of its own from its footer', async () => {
+    const user = userEvent.setup();
+    vi.mocked(ipc.currentProject).mockResolvedValueOnce(REPO);
+    vi.mocked(ipc.cloneRepository).mockResolvedValueOnce({
+      project: { ...REPO, name: 'other', path: '/home/me/other' },
+      window: 'other',
+    });
+    render(App);
+    await user.click(await screen.findByTestId('project-clone'));
+    await user.type(screen.getByTestId('clone-url'), 'owner/other');
+    await user.click(screen.getByTestId('clone-submit'));
+    await waitFor(() => expect(screen.queryByTestId('clone-form')).not.toBeInTheDocument());
+    expect(screen.getByTestId('current-project')).toHaveTextContent('my-repo');
+  });
+
   it('starts on the project this window was opened for', async () => {
     vi.mocked(ipc.currentProject).mockResolvedValueOnce(REPO);
     render(App);
