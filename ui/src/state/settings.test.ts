@@ -51,6 +51,8 @@ describe('the custom endpoint form', () => {
     baseUrl: ' http://gpu:8000/v1 ',
     models: 'qwen3-coder, llama-4 qwen3-coder',
     contextWindow: '131072',
+    inputPrice: '0.5',
+    outputPrice: '',
   };
 
   it('builds the endpoint with each model once', () => {
@@ -60,8 +62,22 @@ describe('the custom endpoint form', () => {
         api: 'openai-completions',
         baseUrl: 'http://gpu:8000/v1',
         models: [
-          { id: 'qwen3-coder', contextWindow: 131072, reasoning: false, images: false },
-          { id: 'llama-4', contextWindow: 131072, reasoning: false, images: false },
+          {
+            id: 'qwen3-coder',
+            contextWindow: 131072,
+            reasoning: false,
+            images: false,
+            inputPrice: 0.5,
+            outputPrice: null,
+          },
+          {
+            id: 'llama-4',
+            contextWindow: 131072,
+            reasoning: false,
+            images: false,
+            inputPrice: 0.5,
+            outputPrice: null,
+          },
         ],
       },
     });
@@ -75,6 +91,7 @@ describe('the custom endpoint form', () => {
     expect(error({ baseUrl: 'not a url' })).toContain('“not a url”');
     expect(error({ models: ' , ' })).toContain('at least one model');
     expect(error({ contextWindow: '12k' })).toContain('“12k”');
+    expect(error({ outputPrice: '-1' })).toContain('output price');
   });
 });
 

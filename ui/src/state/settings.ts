@@ -45,6 +45,22 @@ export interface EndpointFields {
   models: string;
   /** Context window for every model listed; empty: the catalogue's default. */
   contextWindow: string;
+  /** US dollars per million input / output tokens for every model listed; empty: free. */
+  inputPrice: string;
+  outputPrice: string;
+}
+
+/** A price field: empty is none, else a non-negative number. */
+function price(text: string, what: string): { value: number | null } | { error: string } {
+  const trimmed = text.trim();
+  if (!trimmed) return { value: null };
+  const parsed = Number(trimmed);
+  if (!Number.isFinite(parsed) || parsed < 0) {
+    return {
+      error: `The ${what} price must be dollars per million tokens (e.g. 0.5), not “${trimmed}”.`,
+    };
+  }
+  return { value: parsed };
 }
 
 /** The endpoint for Rust, or what is wrong (Rust checks again, with the catalogue's loader). */
@@ -80,6 +96,10 @@ export function endpointFromFields(
     }
     contextWindow = parsed;
   }
+  const input = price(fields.inputPrice, 'input');
+  if ('error' in input) return input;
+  const output = price(fields.outputPrice, 'output');
+  if ('error' in output) return output;
   return {
     endpoint: {
       name,
@@ -90,6 +110,8 @@ export function endpointFromFields(
         contextWindow,
         reasoning: false,
         images: false,
+        inputPrice: input.value,
+        outputPrice: output.value,
       })),
     },
   };

@@ -106,6 +106,21 @@ async fn a_private_repository_uses_the_keychains_github_token() {
     }
     let config = std::fs::read_to_string(target.join(".git/config")).unwrap();
     assert!(!config.contains(TOKEN) && config.contains(&server.url("repo")));
+    // Not in any file of the clone or of the data folder (the keychain holds it).
+    for root in [target.as_path(), arbor.data_path()] {
+        let mut stack = vec![root.to_owned()];
+        while let Some(folder) = stack.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else {
+                    let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+                    assert!(!text.contains(TOKEN), "{} holds the token", path.display());
+                }
+            }
+        }
+    }
     arbor.run(&["auth", "remove", "github"]).await;
 }
 

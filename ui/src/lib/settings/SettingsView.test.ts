@@ -127,7 +127,16 @@ describe('the settings view', () => {
         name: 'local-llm',
         api: 'openai-completions',
         baseUrl: 'http://localhost:11434/v1',
-        models: [{ id: 'qwen3-coder', contextWindow: null, reasoning: false, images: false }],
+        models: [
+          {
+            id: 'qwen3-coder',
+            contextWindow: null,
+            reasoning: false,
+            images: false,
+            inputPrice: null,
+            outputPrice: null,
+          },
+        ],
       },
       null,
     );
