@@ -346,7 +346,7 @@ async fn the_app_lists_projects_sessions_with_costs_and_finds_messages() {
     let mock = groups.iter().find(|g| g.provider == "mock").unwrap();
     assert_eq!(mock.key, "env");
     let anthropic = groups.iter().find(|g| g.provider == "anthropic").unwrap();
-    assert_eq!(anthropic.key, "missing");
+    assert_eq!(anthropic.key, "none");
 
     // Bad input gets codes a front end can branch on.
     assert_eq!(
