@@ -34,36 +34,36 @@ async fn fill(client: &Client, css: &str, text: &str) -> Result<()> {
     Ok(())
 }
 
+/// The progress bar's (phase, value, max) as the browser has it (an indeterminate bar counts as
+/// 0/0), or `None` when there is none. One script, so no element reference can go stale between
+/// two calls as a clone finishes.
+async fn read_bar(client: &Client) -> Result<Option<(String, f64, f64)>> {
+    let read = client
+        .execute(
+            "const bar = document.querySelector('[data-testid=clone-progress]'); \
+             if (!bar) return null; \
+             return [bar.dataset.phase || '', \
+                     bar.position < 0 ? 0 : bar.value, bar.position < 0 ? 0 : bar.max];",
+            vec![],
+        )
+        .await?;
+    Ok(read.as_array().map(|fields| {
+        (
+            fields[0].as_str().unwrap_or_default().to_owned(),
+            fields[1].as_f64().unwrap_or(0.0),
+            fields[2].as_f64().unwrap_or(0.0),
+        )
+    }))
+}
+
 /// Every (phase, value, max) the progress bar showed until it went away.
 async fn watch_progress(client: &Client) -> Result<Vec<(String, f64, f64)>> {
     let mut seen = Vec::new();
     let deadline = Instant::now() + WAIT;
     element(client, "[data-testid=clone-progress]").await?;
-    loop {
-        let Ok(bar) = client
-            .find(Locator::Css("[data-testid=clone-progress]"))
-            .await
-        else {
-            return Ok(seen);
-        };
-        let phase = bar
-            .attr("data-phase")
-            .await
-            .ok()
-            .flatten()
-            .unwrap_or_default();
-        // The element's numbers as the browser has them (an indeterminate bar counts as 0/0).
-        let numbers = client
-            .execute(
-                "const bar = arguments[0]; \
-                 return bar.position < 0 ? [0, 0] : [bar.value, bar.max];",
-                vec![serde_json::to_value(&bar)?],
-            )
-            .await?;
-        let value = numbers[0].as_f64().unwrap_or(0.0);
-        let max = numbers[1].as_f64().unwrap_or(0.0);
-        if seen.last() != Some(&(phase.clone(), value, max)) {
-            seen.push((phase, value, max));
+    while let Some(reading) = read_bar(client).await? {
+        if seen.last() != Some(&reading) {
+            seen.push(reading);
         }
         ensure!(
             Instant::now() < deadline,
@@ -71,6 +71,7 @@ async fn watch_progress(client: &Client) -> Result<Vec<(String, f64, f64)>> {
         );
         tokio::time::sleep(Duration::from_millis(40)).await;
     }
+    Ok(seen)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -136,11 +137,14 @@ async fn clone_run(
     click(client, "[data-testid=clone-submit]").await?;
     let deadline = Instant::now() + WAIT;
     loop {
-        let bar = element(client, "[data-testid=clone-progress]").await?;
-        if bar.attr("data-phase").await?.as_deref() == Some("receiving") {
+        let reading = read_bar(client).await?;
+        if reading
+            .as_ref()
+            .is_some_and(|(phase, _, _)| phase == "receiving")
+        {
             break;
         }
-        ensure!(Instant::now() < deadline, "no receiving phase");
+        ensure!(Instant::now() < deadline, "no receiving phase: {reading:?}");
         tokio::time::sleep(Duration::from_millis(30)).await;
     }
     session.screenshot("clone-receiving.png").await?;
