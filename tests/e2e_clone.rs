@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{ensure, Context, Result};
 use arbor_test_support::git_http::{make_repository, GitHttpServer, GitServerOptions};
 use fantoccini::key::Key;
-use fantoccini::{Client, Locator};
+use fantoccini::Client;
 
 use support::desktop::DesktopSession;
 use support::ui::{click, element, wait_for_text, WAIT};
