@@ -57,6 +57,8 @@ pub fn run() -> Result<(), tauri::Error> {
             session_commands::edit_message,
             session_commands::regenerate,
             session_commands::open_branch,
+            session_commands::session_tree,
+            session_commands::visit_node,
             session_commands::set_model,
             session_commands::set_thinking_level,
             session_commands::list_models,

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use arbor_coding::app::{
-    blocking, AppError, LiveSession, ModelGroup, ModelRequest, SessionConfig, SessionListItem,
-    SessionStart, SessionState, SessionView,
+    blocking, AppError, LiveSession, ModelGroup, ModelRequest, NodeVisit, SessionConfig,
+    SessionListItem, SessionStart, SessionState, SessionTreeView, SessionView,
 };
 use arbor_coding::DEFAULT_TOOLS;
 use arbor_llm::{ImageContent, ThinkingLevel};
@@ -162,6 +162,25 @@ pub async fn open_branch(
     node_id: String,
 ) -> Result<SessionView> {
     with_session(&state, &window, move |s| s.open_branch(&node_id)).await
+}
+
+/// The window's session as a tree (the tree panel).
+#[tauri::command]
+pub async fn session_tree(
+    window: Window,
+    state: State<'_, DesktopState>,
+) -> Result<SessionTreeView> {
+    with_session(&state, &window, |s| s.tree_view()).await
+}
+
+/// Goes to a node of the tree (a user message comes back for editing).
+#[tauri::command]
+pub async fn visit_node(
+    window: Window,
+    state: State<'_, DesktopState>,
+    node_id: String,
+) -> Result<NodeVisit> {
+    with_session(&state, &window, move |s| s.visit_node(&node_id)).await
 }
 
 #[tauri::command]

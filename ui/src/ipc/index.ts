@@ -5,6 +5,8 @@ import { Channel, invoke } from '@tauri-apps/api/core';
 import { open } from '@tauri-apps/plugin-dialog';
 import type {
   AppInfo,
+  NodeVisit,
+  SessionTreeView,
   CloneForm,
   CloneProgress,
   CustomEndpoint,
@@ -256,4 +258,14 @@ export function cloneRepository(
 /** Cancels this window's clone; nothing is left behind. */
 export function cancelClone(): Promise<void> {
   return call(() => invoke<void>('cancel_clone'));
+}
+
+/** The window's session as a tree (the tree panel). */
+export function sessionTree(): Promise<SessionTreeView> {
+  return call(() => invoke<SessionTreeView>('session_tree'));
+}
+
+/** Goes to a node: the branch it is on is shown; a user message's text comes back for editing. */
+export function visitNode(nodeId: string): Promise<NodeVisit> {
+  return call(() => invoke<NodeVisit>('visit_node', { nodeId }));
 }

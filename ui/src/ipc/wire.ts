@@ -39,3 +39,6 @@ export type { Settings } from './generated/Settings';
 export type { CloneForm } from './generated/CloneForm';
 export type { ClonePhase } from './generated/ClonePhase';
 export type { CloneProgress } from './generated/CloneProgress';
+export type { NodeVisit } from './generated/NodeVisit';
+export type { SessionTreeView } from './generated/SessionTreeView';
+export type { TreeNodeView } from './generated/TreeNodeView';

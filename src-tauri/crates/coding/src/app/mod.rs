@@ -11,7 +11,7 @@
 //! - [`commands`]: the session's command set (the CLI's RPC commands), answering with the
 //!   typed structs of [`responses`].
 //! - [`view`]: what a chat window shows — the current branch with node ids and siblings, and
-//!   the header's figures.
+//!   the header's figures; [`tree_view`]: the whole session as a tree, and going to a node.
 //! - [`selection`]: resolving a model and its key; [`keys`]: [`ProviderKeys`] — where a
 //!   provider's key comes from (its variable, then the OS keychain; see [`crate::secrets`]) and
 //!   what tool processes must not inherit ([`tool_environment`]); [`key_check`]: one cheap
@@ -36,6 +36,7 @@ pub mod project;
 pub mod responses;
 pub mod selection;
 pub mod settings;
+pub mod tree_view;
 pub mod user_config;
 pub mod view;
 
@@ -56,6 +57,7 @@ pub use live::{request_options, LiveSession, SessionConfig, SessionStart};
 pub use project::{check_folder, ProjectError, ProjectFolder};
 pub use selection::{select, ModelRequest, Selection, SelectionError};
 pub use settings::{Settings, SettingsError};
+pub use tree_view::{NodeVisit, SessionTreeView, TreeNodeView};
 pub use user_config::{KeyStatusList, KeychainProblem, GITHUB_TOKEN_VARIABLES};
 pub use view::{BranchEntry, SessionState, SessionView};
 

@@ -1,0 +1,83 @@
+//! What a window's tree panel shows: every node of the session with its parent, kind, first line
+//! and label, and the current leaf — and going to a node from it.
+
+use arbor_store::NodeKind;
+use serde::Serialize;
+
+use super::{AppError, LiveSession, SessionView};
+
+/// One node of the tree panel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct TreeNodeView {
+    pub id: String,
+    pub parent_id: Option<String>,
+    pub kind: NodeKind,
+    /// First non-empty line of the node's text, shortened.
+    pub first_line: String,
+    pub label: Option<String>,
+    pub aborted: bool,
+}
+
+/// The session as a tree: nodes parents first, siblings oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct SessionTreeView {
+    pub session_id: Option<String>,
+    /// The node the conversation continues from.
+    pub leaf_id: Option<String>,
+    pub nodes: Vec<TreeNodeView>,
+}
+
+/// Where going to a node landed: the branch shown, and the text of a user message gone to
+/// (handed back for editing: sending it makes a sibling branch).
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct NodeVisit {
+    pub view: SessionView,
+    pub editor_text: Option<String>,
+}
+
+impl LiveSession {
+    /// The whole tree of the current session (empty before its first message).
+    pub fn tree_view(&self) -> Result<SessionTreeView, AppError> {
+        let Some(recorder) = &self.recorder else {
+            return Ok(SessionTreeView {
+                session_id: None,
+                leaf_id: None,
+                nodes: Vec::new(),
+            });
+        };
+        let Some(session_id) = recorder.session_id() else {
+            return Ok(SessionTreeView {
+                session_id: None,
+                leaf_id: None,
+                nodes: Vec::new(),
+            });
+        };
+        let tree = recorder.with_store(|store| store.session_tree(&session_id))?;
+        Ok(SessionTreeView {
+            session_id: Some(session_id),
+            leaf_id: tree.session.leaf_id.clone(),
+            nodes: tree
+                .nodes
+                .into_iter()
+                .map(|node| TreeNodeView {
+                    id: node.id,
+                    parent_id: node.parent_id,
+                    kind: node.kind,
+                    first_line: node.first_line,
+                    label: node.label,
+                    aborted: node.aborted,
+                })
+                .collect(),
+        })
+    }
+
+    /// Goes to `node_id` (the navigate rule: to a user message, the leaf moves to its parent and
+    /// its text comes back for editing; to any other node, the next prompt continues from it).
+    pub fn visit_node(&self, node_id: &str) -> Result<NodeVisit, AppError> {
+        let navigation = self.navigate(node_id)?;
+        Ok(NodeVisit {
+            view: self.view()?,
+            editor_text: navigation.editor_text,
+        })
+    }
+}
