@@ -2,6 +2,7 @@
 // answer, and `emit` plays session events into the Channel of the last `startSession`.
 import { vi } from 'vitest';
 import type {
+  SessionTreeView,
   KeyStatusList,
   ProviderKeyStatus,
   Settings,
@@ -113,8 +114,61 @@ export function fakeIpc(original: typeof import('./ipc')) {
     getSettings: vi.fn(async () => ({}) as Settings),
     saveSettings: vi.fn(async (settings: Settings) => settings),
     addCustomEndpoint: vi.fn(async () => KEYS),
+    sessionTree: vi.fn(async () => TREE),
+    visitNode: vi.fn(async (nodeId: string) => ({
+      view: EMPTY_VIEW,
+      editor_text: nodeId.startsWith('u') ? `text of ${nodeId}` : null,
+    })),
   };
 }
+
+/** A session tree: a first message answered twice (regenerated), then edited into a branch. */
+export const TREE: SessionTreeView = {
+  session_id: 's1',
+  leaf_id: 'a1b',
+  nodes: [
+    {
+      id: 'u1',
+      parent_id: null,
+      kind: 'user',
+      first_line: 'fix the parser',
+      label: null,
+      aborted: false,
+    },
+    {
+      id: 'a1',
+      parent_id: 'u1',
+      kind: 'assistant',
+      first_line: 'Reading it.',
+      label: 'first try',
+      aborted: false,
+    },
+    {
+      id: 't1',
+      parent_id: 'a1',
+      kind: 'tool_result',
+      first_line: 'ok',
+      label: null,
+      aborted: false,
+    },
+    {
+      id: 'a1b',
+      parent_id: 'u1',
+      kind: 'assistant',
+      first_line: 'Done.',
+      label: null,
+      aborted: false,
+    },
+    {
+      id: 'u2',
+      parent_id: null,
+      kind: 'user',
+      first_line: 'fix the lexer',
+      label: null,
+      aborted: false,
+    },
+  ],
+};
 
 /** Key statuses: OpenAI missing, Anthropic from the environment, a keyless mock. */
 export const KEYS: KeyStatusList = {

@@ -26,6 +26,8 @@ export class ChatStore {
   model = $state.raw<ChatModel | null>(null);
   /** Set after a run ends or a branch changes: the session list may have changed. */
   listVersion = $state(0);
+  /** Text for the composer (a user message gone to from the tree); taken by the chat view. */
+  draft = $state<string | null>(null);
 
   #pending: SessionEvent[] = [];
   #scheduled = false;

@@ -1,0 +1,70 @@
+import { render, screen, waitFor } from '@testing-library/svelte';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import App from '../../App.svelte';
+import * as ipc from '../../ipc';
+import { REPO } from '../../test-ipc';
+
+vi.mock('../../ipc', async (importOriginal) => {
+  const { fakeIpc } = await import('../../test-ipc');
+  return fakeIpc(await importOriginal<typeof import('../../ipc')>());
+});
+
+beforeEach(() => {
+  vi.clearAllMocks();
+});
+
+function node(id: string): HTMLElement {
+  const found = screen.getAllByTestId('tree-node').find((el) => el.dataset.nodeId === id);
+  if (!found) throw new Error(`no tree node ${id}`);
+  return found;
+}
+
+async function openTree() {
+  const user = userEvent.setup();
+  vi.mocked(ipc.currentProject).mockResolvedValueOnce(REPO);
+  render(App);
+  await screen.findByTestId('composer');
+  await user.click(screen.getByTestId('tree-toggle'));
+  await screen.findByTestId('tree-view');
+  await waitFor(() => expect(screen.getAllByTestId('tree-node')).toHaveLength(4));
+  return user;
+}
+
+describe('the tree panel', () => {
+  it('draws turns with the current path, leaves, labels and folded tool results', async () => {
+    await openTree();
+    expect(screen.getByTestId('tree-toggle')).toHaveAttribute('aria-pressed', 'true');
+    expect(node('u1')).toMatchObject({ dataset: expect.objectContaining({ onPath: 'true' }) });
+    expect(node('a1b').dataset).toMatchObject({ onPath: 'true', leaf: 'true', kind: 'assistant' });
+    expect(node('a1').dataset).toMatchObject({ onPath: 'false', leaf: 'true' });
+    expect(node('u2').dataset).toMatchObject({ onPath: 'false', leaf: 'true', kind: 'user' });
+    expect(node('a1')).toHaveAccessibleName(/label first try/);
+    expect(node('a1')).toHaveAccessibleName(/1 tool results/);
+    expect(node('a1b')).toHaveAccessibleName(/current/);
+  });
+
+  it('goes to a turn on click; a user message comes back into the composer', async () => {
+    const user = await openTree();
+    await user.click(node('a1'));
+    expect(ipc.visitNode).toHaveBeenCalledWith('a1');
+    await user.click(node('u2'));
+    expect(ipc.visitNode).toHaveBeenCalledWith('u2');
+    await waitFor(() => expect(screen.getByTestId('composer')).toHaveValue('text of u2'));
+  });
+
+  it('moves with the arrow keys and goes with Enter; Ctrl+T closes it', async () => {
+    const user = await openTree();
+    node('a1b').focus();
+    await user.keyboard('{ArrowUp}');
+    await waitFor(() => expect(node('u1')).toHaveAttribute('aria-selected', 'true'));
+    await user.keyboard('{ArrowDown}');
+    await waitFor(() => expect(node('a1b')).toHaveAttribute('aria-selected', 'true'));
+    await user.keyboard('{ArrowLeft}');
+    await waitFor(() => expect(node('a1')).toHaveAttribute('aria-selected', 'true'));
+    await user.keyboard('{Enter}');
+    expect(ipc.visitNode).toHaveBeenCalledWith('a1');
+    await user.keyboard('{Control>}t{/Control}');
+    expect(screen.queryByTestId('tree-view')).not.toBeInTheDocument();
+  });
+});

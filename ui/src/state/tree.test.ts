@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import type { NodeKind, SessionTreeView, TreeNodeView } from '../ipc/wire';
+import {
+  buildTurns,
+  collapseRuns,
+  layoutTurns,
+  neighbour,
+  NODE_WIDTH,
+  RUN_MIN,
+  shorten,
+  type TurnNode,
+} from './tree';
+
+function node(id: string, parent: string | null, kind: NodeKind, line = id): TreeNodeView {
+  return { id, parent_id: parent, kind, first_line: line, label: null, aborted: false };
+}
+
+function view(nodes: TreeNodeView[], leaf: string | null): SessionTreeView {
+  return { session_id: 's1', leaf_id: leaf, nodes };
+}
+
+function ids(turns: TurnNode[]): string[] {
+  const out: string[] = [];
+  const walk = (turn: TurnNode) => {
+    out.push(turn.id);
+    turn.children.forEach(walk);
+  };
+  turns.forEach(walk);
+  return out;
+}
+
+/** A linear conversation of `n` user/assistant turns under one root. */
+function chain(n: number): TreeNodeView[] {
+  const nodes: TreeNodeView[] = [];
+  let parent: string | null = null;
+  for (let i = 0; i < n; i++) {
+    const id = `n${i}`;
+    nodes.push(node(id, parent, i % 2 === 0 ? 'user' : 'assistant'));
+    parent = id;
+  }
+  return nodes;
+}
+
+describe('folding the stored tree into turns', () => {
+  it('folds tool results into their turn and changes into markers on the next turn', () => {
+    const roots = buildTurns(
+      view(
+        [
+          node('u1', null, 'user', 'fix the parser'),
+          node('a1', 'u1', 'assistant', 'Reading it.'),
+          node('t1', 'a1', 'tool_result'),
+          node('t2', 't1', 'tool_result'),
+          node('a2', 't2', 'assistant', 'Fixed.'),
+          node('m1', 'a2', 'model_change', 'openai/gpt-5'),
+          node('k1', 'm1', 'thinking_level_change', 'high'),
+          node('u2', 'k1', 'user', 'thanks'),
+          node('a3', 'u2', 'assistant', 'You are welcome.'),
+        ],
+        'a3',
+      ),
+    );
+    expect(ids(roots)).toEqual(['u1', 'a1', 'a2', 'u2', 'a3']);
+    const [u1] = roots;
+    const a1 = u1.children[0];
+    expect(a1.toolResults).toBe(2);
+    const u2 = a1.children[0].children[0];
+    expect(u2.markers).toEqual(['model: openai/gpt-5', 'thinking: high']);
+    const a3 = u2.children[0];
+    expect(a3).toMatchObject({ current: true, leaf: true, onPath: true });
+    expect(u1.leaf).toBe(false);
+  });
+
+  it('marks the path to the current leaf among branches', () => {
+    const roots = buildTurns(
+      view(
+        [
+          node('u1', null, 'user'),
+          node('a1', 'u1', 'assistant'),
+          node('a1b', 'u1', 'assistant'),
+          node('u1e', null, 'user'),
+          node('a2', 'u1e', 'assistant'),
+        ],
+        'a1b',
+      ),
+    );
+    expect(roots.map((r) => r.id)).toEqual(['u1', 'u1e']);
+    const all = ids(roots);
+    expect(all).toHaveLength(5);
+    const leaves: string[] = [];
+    const walk = (t: TurnNode) => (t.leaf ? leaves.push(t.id) : t.children.forEach(walk));
+    roots.forEach(walk);
+    expect(leaves).toEqual(['a1', 'a1b', 'a2']);
+    expect(roots[0].children.map((c) => [c.id, c.onPath, c.current])).toEqual([
+      ['a1', false, false],
+      ['a1b', true, true],
+    ]);
+    expect(roots[1].onPath).toBe(false);
+  });
+});
+
+describe('collapsing long runs', () => {
+  it('keeps the ends and folds the middle into one segment, expandable', () => {
+    const nodes = chain(12);
+    const roots = buildTurns(view(nodes, 'n11'));
+    const collapsed = collapseRuns(roots, new Set());
+    // n0 → run(n1…n10) → n11 (current, the leaf)
+    expect(ids(collapsed)).toEqual(['n0', 'run:n1', 'n11']);
+    const segment = collapsed[0].children[0];
+    expect(segment).toMatchObject({ kind: 'run', count: 10, onPath: true });
+    expect(segment.children[0].parent).toBe(segment);
+    expect(ids(collapseRuns(roots, new Set(['run:n1'])))).toHaveLength(12);
+    // Short runs stay as they are.
+    const short = buildTurns(view(chain(RUN_MIN + 1), null));
+    expect(ids(collapseRuns(short, new Set()))).toHaveLength(RUN_MIN + 1);
+  });
+
+  it('never hides a branch point, a labelled turn or the current turn', () => {
+    const nodes = chain(12);
+    nodes[5] = { ...nodes[5], label: 'checkpoint' };
+    nodes.push(node('side', 'n8', 'assistant'));
+    const collapsed = collapseRuns(buildTurns(view(nodes, 'n6')), new Set());
+    const shown = ids(collapsed);
+    for (const id of ['n5', 'n6', 'n8', 'side']) expect(shown).toContain(id);
+  });
+});
+
+describe('the layout', () => {
+  it('puts children below parents and keeps nodes of a row apart', () => {
+    const nodes: TreeNodeView[] = [node('u1', null, 'user')];
+    for (let i = 0; i < 6; i++) {
+      nodes.push(node(`a${i}`, 'u1', 'assistant'));
+      nodes.push(node(`u${i}x`, `a${i}`, 'user'));
+    }
+    const layout = layoutTurns(buildTurns(view(nodes, 'u3x')));
+    expect(layout.nodes).toHaveLength(13);
+    expect(layout.edges).toHaveLength(12);
+    for (const edge of layout.edges) expect(edge.to.y).toBeGreaterThan(edge.from.y);
+    const rows = new Map<number, number[]>();
+    for (const placed of layout.nodes) {
+      rows.set(placed.depth, [...(rows.get(placed.depth) ?? []), placed.x]);
+    }
+    for (const xs of rows.values()) {
+      const sorted = [...xs].sort((a, b) => a - b);
+      for (let i = 1; i < sorted.length; i++) {
+        expect(sorted[i] - sorted[i - 1]).toBeGreaterThanOrEqual(NODE_WIDTH);
+      }
+    }
+    expect(layout.minY).toBe(0);
+  });
+
+  it('lays out a deep chain and a wide fan of siblings', () => {
+    const deep = layoutTurns(buildTurns(view(chain(300), 'n299')));
+    expect(deep.maxY).toBeGreaterThan(deep.minY);
+    const fan: TreeNodeView[] = [node('u', null, 'user')];
+    for (let i = 0; i < 200; i++) fan.push(node(`a${i}`, 'u', 'assistant'));
+    const wide = layoutTurns(buildTurns(view(fan, 'a0')));
+    expect(wide.maxX - wide.minX).toBeGreaterThanOrEqual(199 * NODE_WIDTH);
+  });
+});
+
+describe('keyboard moves', () => {
+  it('go to the parent, the child on the path, and siblings', () => {
+    const roots = buildTurns(
+      view(
+        [node('u1', null, 'user'), node('a1', 'u1', 'assistant'), node('a2', 'u1', 'assistant')],
+        'a2',
+      ),
+    );
+    const [u1] = roots;
+    const [a1, a2] = u1.children;
+    expect(neighbour(u1, 'ArrowDown', roots)).toBe(a2);
+    expect(neighbour(a2, 'ArrowUp', roots)).toBe(u1);
+    expect(neighbour(a2, 'ArrowLeft', roots)).toBe(a1);
+    expect(neighbour(a1, 'ArrowLeft', roots)).toBeNull();
+    expect(neighbour(u1, 'ArrowRight', roots)).toBeNull();
+  });
+
+  it('shortens long first lines', () => {
+    expect(shorten('a  b\nc')).toBe('a b c');
+    expect(shorten('x'.repeat(40), 10)).toBe('xxxxxxxxx…');
+  });
+});

@@ -1,0 +1,245 @@
+// The tree panel's model, pure: the stored session tree (every node) folded into what a person
+// reads — user and assistant turns, compactions and branch summaries; tool results folded into
+// the turn that called them; model and thinking changes as markers on the turn after them —
+// with the current path marked, long single-child runs collapsed into one segment, and a tidy
+// tree layout from d3-hierarchy.
+import { hierarchy, tree as tidyTree } from 'd3-hierarchy';
+import type { NodeKind, SessionTreeView, TreeNodeView } from '../ipc/wire';
+
+export type TurnKind = 'user' | 'assistant' | 'compaction' | 'branch_summary';
+
+export interface TurnNode {
+  /** The stored node's id (a run segment: `run:` + its first hidden turn's id). */
+  id: string;
+  kind: TurnKind | 'run';
+  firstLine: string;
+  label: string | null;
+  aborted: boolean;
+  /** Model or thinking changes just before this turn. */
+  markers: string[];
+  /** Tool results folded into this (assistant) turn. */
+  toolResults: number;
+  /** On the path from the root to the current leaf. */
+  onPath: boolean;
+  /** The turn the conversation continues from. */
+  current: boolean;
+  /** A turn without children: the end of a branch. */
+  leaf: boolean;
+  /** Hidden turns a run segment stands for. */
+  count: number;
+  children: TurnNode[];
+  parent: TurnNode | null;
+}
+
+const TURN_KINDS = new Set<NodeKind>(['user', 'assistant', 'compaction', 'branch_summary']);
+/** Runs with more hidden turns than this collapse (the first and last turn stay visible). */
+export const RUN_MIN = 4;
+
+function isTurn(node: TreeNodeView): boolean {
+  return TURN_KINDS.has(node.kind);
+}
+
+function markerOf(node: TreeNodeView): string | null {
+  if (node.kind === 'model_change') return `model: ${node.first_line}`;
+  if (node.kind === 'thinking_level_change') return `thinking: ${node.first_line}`;
+  return null;
+}
+
+/** Folds the stored nodes into turns (no collapsing yet). */
+export function buildTurns(view: SessionTreeView): TurnNode[] {
+  const byId = new Map(view.nodes.map((node) => [node.id, node]));
+  const onPathIds = new Set<string>();
+  for (let id = view.leaf_id; id; id = byId.get(id)?.parent_id ?? null) onPathIds.add(id);
+  const turns = new Map<string, TurnNode>();
+  const roots: TurnNode[] = [];
+  // The turn a stored node belongs to (itself, or the nearest turn above it).
+  const turnOf = new Map<string, TurnNode | null>();
+  const pendingMarkers = new Map<string, string[]>();
+  for (const node of view.nodes) {
+    const parentTurn = node.parent_id ? (turnOf.get(node.parent_id) ?? null) : null;
+    const inherited = node.parent_id ? (pendingMarkers.get(node.parent_id) ?? []) : [];
+    if (!isTurn(node)) {
+      turnOf.set(node.id, parentTurn);
+      const marker = markerOf(node);
+      pendingMarkers.set(node.id, marker ? [...inherited, marker] : inherited);
+      if (node.kind === 'tool_result' && parentTurn) parentTurn.toolResults += 1;
+      continue;
+    }
+    const turn: TurnNode = {
+      id: node.id,
+      kind: node.kind as TurnKind,
+      firstLine: node.first_line,
+      label: node.label,
+      aborted: node.aborted,
+      markers: inherited,
+      toolResults: 0,
+      onPath: onPathIds.has(node.id),
+      current: false,
+      leaf: true,
+      count: 0,
+      children: [],
+      parent: parentTurn,
+    };
+    turns.set(node.id, turn);
+    turnOf.set(node.id, turn);
+    pendingMarkers.set(node.id, []);
+    if (parentTurn) {
+      parentTurn.children.push(turn);
+      parentTurn.leaf = false;
+    } else {
+      roots.push(turn);
+    }
+  }
+  const currentTurn = view.leaf_id ? turnOf.get(view.leaf_id) : null;
+  if (currentTurn) currentTurn.current = true;
+  return roots;
+}
+
+/**
+ * Collapses long single-child runs: a chain of turns with one child each, none of them current,
+ * labelled or a branch point, keeps its first and last turn, and the ones between become one
+ * segment with their count — unless its id is in `expanded`.
+ */
+export function collapseRuns(roots: TurnNode[], expanded: ReadonlySet<string>): TurnNode[] {
+  const plain = (turn: TurnNode) =>
+    turn.children.length === 1 && !turn.current && turn.label === null;
+  const visit = (turn: TurnNode): TurnNode => {
+    // Starting below `turn`, gather the plain chain.
+    const chain: TurnNode[] = [];
+    let next = turn.children.length === 1 ? turn.children[0] : null;
+    while (next && plain(next)) {
+      chain.push(next);
+      next = next.children[0] ?? null;
+    }
+    if (chain.length > RUN_MIN && next) {
+      const id = `run:${chain[0].id}`;
+      if (!expanded.has(id)) {
+        const copy: TurnNode = { ...turn, children: [] };
+        const segment: TurnNode = {
+          id,
+          kind: 'run',
+          firstLine: `${chain.length} turns`,
+          label: null,
+          aborted: false,
+          markers: [],
+          toolResults: 0,
+          onPath: chain.some((t) => t.onPath),
+          current: false,
+          leaf: false,
+          count: chain.length,
+          children: [],
+          parent: copy,
+        };
+        const rest = visit(next);
+        rest.parent = segment;
+        segment.children = [rest];
+        copy.children = [segment];
+        return copy;
+      }
+      // Expanded: the whole chain shows, and nothing inside it collapses again.
+      const copy: TurnNode = { ...turn, children: [] };
+      let tail = copy;
+      for (const link of chain) {
+        const shown: TurnNode = { ...link, children: [], parent: tail };
+        tail.children = [shown];
+        tail = shown;
+      }
+      const rest = visit(next);
+      rest.parent = tail;
+      tail.children = [rest];
+      return copy;
+    }
+    const copy: TurnNode = { ...turn, children: [] };
+    copy.children = turn.children.map((child) => {
+      const shown = visit(child);
+      shown.parent = copy;
+      return shown;
+    });
+    return copy;
+  };
+  return roots.map((root) => {
+    const shown = visit(root);
+    shown.parent = null;
+    return shown;
+  });
+}
+
+/** Where a node sits (its centre) in the layout's coordinates. */
+export interface Placed {
+  node: TurnNode;
+  x: number;
+  y: number;
+  depth: number;
+}
+
+export interface Layout {
+  nodes: Placed[];
+  edges: { from: Placed; to: Placed }[];
+  /** Bounding box of the node centres. */
+  minX: number;
+  maxX: number;
+  minY: number;
+  maxY: number;
+}
+
+export const NODE_WIDTH = 184;
+export const NODE_HEIGHT = 44;
+const GAP_X = 20;
+const GAP_Y = 26;
+
+/** A tidy top-down layout (d3-hierarchy's Reingold–Tilford) of `roots` under a hidden root. */
+export function layoutTurns(roots: TurnNode[]): Layout {
+  type Root = { root: true; children: TurnNode[] };
+  const top = hierarchy<Root | TurnNode>({ root: true, children: roots }, (d) => d.children);
+  tidyTree<Root | TurnNode>().nodeSize([NODE_WIDTH + GAP_X, NODE_HEIGHT + GAP_Y])(top);
+  const placed = new Map<TurnNode, Placed>();
+  const nodes: Placed[] = [];
+  for (const d of top.descendants()) {
+    if (d.depth === 0) continue;
+    const item: Placed = {
+      node: d.data as TurnNode,
+      x: d.x ?? 0,
+      y: ((d.y ?? 0) as number) - (NODE_HEIGHT + GAP_Y),
+      depth: d.depth - 1,
+    };
+    placed.set(item.node, item);
+    nodes.push(item);
+  }
+  const edges: Layout['edges'] = [];
+  for (const item of nodes) {
+    const parent = item.node.parent ? placed.get(item.node.parent) : undefined;
+    if (parent) edges.push({ from: parent, to: item });
+  }
+  const xs = nodes.map((n) => n.x);
+  const ys = nodes.map((n) => n.y);
+  return {
+    nodes,
+    edges,
+    minX: xs.length ? Math.min(...xs) : 0,
+    maxX: xs.length ? Math.max(...xs) : 0,
+    minY: ys.length ? Math.min(...ys) : 0,
+    maxY: ys.length ? Math.max(...ys) : 0,
+  };
+}
+
+/** The neighbour an arrow key moves to: up = parent, down = first child, left/right = sibling. */
+export function neighbour(
+  node: TurnNode,
+  key: 'ArrowUp' | 'ArrowDown' | 'ArrowLeft' | 'ArrowRight',
+  roots: TurnNode[],
+): TurnNode | null {
+  if (key === 'ArrowUp') return node.parent;
+  if (key === 'ArrowDown') {
+    return node.children.find((c) => c.onPath) ?? node.children[0] ?? null;
+  }
+  const siblings = node.parent ? node.parent.children : roots;
+  const at = siblings.indexOf(node);
+  const step = key === 'ArrowLeft' ? -1 : 1;
+  return siblings[at + step] ?? null;
+}
+
+/** Shortens a first line to fit a node. */
+export function shorten(text: string, max = 26): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
