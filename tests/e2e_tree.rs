@@ -1,0 +1,222 @@
+//! End to end: the tree panel in the real app against the mock provider. A chat answered, the
+//! answer regenerated and the first message edited makes three branches; the panel shows three
+//! leaves with the current path marked; a click on another branch's leaf shows that branch in
+//! the chat; a click on a user message brings its text back into the composer.
+
+mod support;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{ensure, Context, Result};
+use arbor_test_support::{MockProvider, Script, Turn, WireApi};
+use fantoccini::{Client, Locator};
+use serde_json::json;
+
+use support::desktop::DesktopSession;
+use support::ui::{click, click_element, element, type_path_and_open, wait_for_text, WAIT};
+
+const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
+
+async fn send(client: &Client, text: &str) -> Result<()> {
+    element(client, "[data-testid=composer]")
+        .await?
+        .send_keys(text)
+        .await?;
+    click(client, "[data-testid=send]").await
+}
+
+/// The tree nodes' (node id, kind, on-path, leaf), once there are `count` of them.
+async fn tree_nodes(client: &Client, count: usize) -> Result<Vec<(String, String, bool, bool)>> {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let read = client
+            .execute(
+                "return [...document.querySelectorAll('[data-testid=tree-node]')].map(n => \
+                 [n.dataset.nodeId, n.dataset.kind, n.dataset.onPath === 'true', \
+                  n.dataset.leaf === 'true']);",
+                vec![],
+            )
+            .await?;
+        let nodes: Vec<(String, String, bool, bool)> = serde_json::from_value(read)?;
+        if nodes.len() == count {
+            return Ok(nodes);
+        }
+        ensure!(
+            Instant::now() < deadline,
+            "the tree shows {} nodes, expected {count}: {nodes:?}",
+            nodes.len()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Clicks an SVG node like a pointer would (SVG elements have no `click()` for the DOM
+/// fallback, and WebKitWebDriver refuses some SVG clicks).
+async fn click_node(client: &Client, css: &str) -> Result<()> {
+    let found = element(client, css).await?;
+    if found.click().await.is_err() {
+        client
+            .execute(
+                "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}));",
+                vec![serde_json::to_value(&found)?],
+            )
+            .await?;
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tree_shows_three_branches_and_goes_to_any_of_them() -> Result<()> {
+    let mock = MockProvider::start(
+        Script::new()
+            .turn(Turn::text("First answer."))
+            .turn(Turn::text("Regenerated answer."))
+            .turn(Turn::text("Answer to the edit.")),
+    )
+    .await?;
+    let data = tempfile::tempdir()?;
+    let models = json!({"providers": {"mock": {
+        "api": "openai-completions",
+        "baseUrl": mock.url_for(WireApi::OpenAiCompletions),
+        "models": [{"id": "m1", "contextWindow": 32000}]
+    }}});
+    std::fs::write(data.path().join("models.json"), models.to_string())?;
+    let project = tempfile::tempdir()?;
+    let root = std::fs::canonicalize(project.path())?;
+    let root = root.to_str().context("temp path is not UTF-8")?.to_owned();
+    let session =
+        DesktopSession::start(APP, &[("ARBOR_DATA_DIR", data.path().as_os_str())]).await?;
+    let outcome = tree_run(&session, &root, data.path()).await;
+    if outcome.is_err() {
+        session.save_failure_artifacts("tree").await;
+    }
+    outcome?;
+    session.stop().await
+}
+
+async fn tree_run(session: &DesktopSession, root: &str, _data: &Path) -> Result<()> {
+    let client = session.client();
+    type_path_and_open(client, root).await?;
+    click(client, "[data-testid=model-picker]").await?;
+    click(client, "[data-testid=model-option][data-value='mock/m1']").await?;
+    wait_for_text(client, "[data-testid=model-picker]", "m1").await?;
+
+    send(client, "hello").await?;
+    wait_for_text(
+        client,
+        "[data-testid=message][data-role=assistant][data-status=done]",
+        "First answer.",
+    )
+    .await?;
+    click(client, "[data-testid=regenerate]").await?;
+    wait_for_text(
+        client,
+        "[data-testid=message][data-role=assistant][data-status=done]",
+        "Regenerated answer.",
+    )
+    .await?;
+    let first = element(client, "[data-testid=message][data-role=user]").await?;
+    let edit = first
+        .find(Locator::Css("[data-testid=edit-message]"))
+        .await?;
+    click_element(client, &edit).await?;
+    let editor = element(client, "[data-testid=message][data-role=user] textarea").await?;
+    editor.clear().await?;
+    editor.send_keys("hello again").await?;
+    click(client, "[data-testid=edit-submit]").await?;
+    wait_for_text(
+        client,
+        "[data-testid=message][data-role=assistant][data-status=done]",
+        "Answer to the edit.",
+    )
+    .await?;
+
+    click(client, "[data-testid=tree-toggle]").await?;
+    element(client, "[data-testid=tree-view]").await?;
+    // Two user messages (the first and its edit) and three answers.
+    let nodes = tree_nodes(client, 5).await?;
+    let leaves: Vec<_> = nodes.iter().filter(|n| n.3).collect();
+    ensure!(leaves.len() == 3, "leaves: {nodes:?}");
+    let on_path: Vec<_> = nodes.iter().filter(|n| n.2).collect();
+    ensure!(
+        on_path.len() == 2
+            && on_path.iter().any(|n| n.1 == "user")
+            && on_path.iter().any(|n| n.1 == "assistant"),
+        "the current path: {nodes:?}"
+    );
+    click(client, "[data-testid=tree-fit]").await?;
+    session.screenshot("tree-three-branches.png").await?;
+
+    // The first answer's leaf (off the path, under the first message): its branch shows.
+    let off_path_leaf = nodes
+        .iter()
+        .find(|n| n.3 && !n.2 && n.1 == "assistant")
+        .context("no leaf off the path")?
+        .0
+        .clone();
+    let css = format!("[data-testid=tree-node][data-node-id='{off_path_leaf}']");
+    click_node(client, &css).await?;
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let shown = client
+            .execute(
+                "return [...document.querySelectorAll('[data-testid=message]')].map(m => m.textContent).join(' | ');",
+                vec![],
+            )
+            .await?;
+        let shown = shown.as_str().unwrap_or_default().to_owned();
+        if shown.contains("hello")
+            && !shown.contains("hello again")
+            && (shown.contains("First answer.") || shown.contains("Regenerated answer."))
+        {
+            break;
+        }
+        ensure!(
+            Instant::now() < deadline,
+            "the chat did not switch branches: {shown}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The panel redraws with the clicked leaf on the path.
+    let deadline = Instant::now() + WAIT;
+    let nodes = loop {
+        let nodes = tree_nodes(client, 5).await?;
+        if nodes.iter().any(|n| n.0 == off_path_leaf && n.2) {
+            break nodes;
+        }
+        ensure!(
+            Instant::now() < deadline,
+            "the clicked leaf is not on the path: {nodes:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    session.screenshot("tree-other-branch.png").await?;
+
+    // A user message: its text comes back into the composer, to edit and send.
+    let user_node = nodes
+        .iter()
+        .find(|n| n.1 == "user" && !n.2)
+        .context("no user node off the path")?
+        .0
+        .clone();
+    click_node(
+        client,
+        &format!("[data-testid=tree-node][data-node-id='{user_node}']"),
+    )
+    .await?;
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let value = element(client, "[data-testid=composer]")
+            .await?
+            .prop("value")
+            .await?;
+        if value.as_deref() == Some("hello again") {
+            break;
+        }
+        ensure!(Instant::now() < deadline, "the composer holds {value:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    session.screenshot("tree-edit-from-node.png").await?;
+    Ok(())
+}
