@@ -59,6 +59,8 @@ pub fn run() -> Result<(), tauri::Error> {
             session_commands::open_branch,
             session_commands::session_tree,
             session_commands::visit_node,
+            session_commands::label_node,
+            session_commands::fork_at,
             session_commands::set_model,
             session_commands::set_thinking_level,
             session_commands::list_models,

@@ -183,6 +183,27 @@ pub async fn visit_node(
     with_session(&state, &window, move |s| s.visit_node(&node_id)).await
 }
 
+/// Labels a node of the tree (an empty label removes it).
+#[tauri::command]
+pub async fn label_node(
+    window: Window,
+    state: State<'_, DesktopState>,
+    node_id: String,
+    label: String,
+) -> Result<SessionTreeView> {
+    with_session(&state, &window, move |s| s.label_node(&node_id, &label)).await
+}
+
+/// Forks the path to a node into a new session, shown in this window.
+#[tauri::command]
+pub async fn fork_at(
+    window: Window,
+    state: State<'_, DesktopState>,
+    node_id: String,
+) -> Result<SessionView> {
+    with_session(&state, &window, move |s| s.fork_at(&node_id)).await
+}
+
 #[tauri::command]
 pub async fn set_model(
     window: Window,

@@ -269,3 +269,13 @@ export function sessionTree(): Promise<SessionTreeView> {
 export function visitNode(nodeId: string): Promise<NodeVisit> {
   return call(() => invoke<NodeVisit>('visit_node', { nodeId }));
 }
+
+/** Labels a node (an empty label removes it); answers with the tree. */
+export function labelNode(nodeId: string, label: string): Promise<SessionTreeView> {
+  return call(() => invoke<SessionTreeView>('label_node', { nodeId, label }));
+}
+
+/** Copies the path to a node into a new session, which this window then shows. */
+export function forkAt(nodeId: string): Promise<SessionView> {
+  return call(() => invoke<SessionView>('fork_at', { nodeId }));
+}

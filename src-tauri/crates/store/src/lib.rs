@@ -81,4 +81,4 @@ pub use model::{
     SessionTree, TreeNode,
 };
 pub use search::fts_query;
-pub use stats::SessionStats;
+pub use stats::{NodeUsage, SessionStats};

@@ -13,7 +13,41 @@ pub struct SessionStats {
     pub cost: f64,
 }
 
+/// What one node cost: every token of its usage (input, output, cache reads and writes) and
+/// `usage.cost.total` in US dollars.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct NodeUsage {
+    pub tokens: u64,
+    pub cost: f64,
+}
+
 impl Store {
+    /// [`NodeUsage`] of every node of a session that has usage (assistant messages), by node
+    /// id, in one query over the `usage` column (no message content is read).
+    pub fn node_usage(&self, session_id: &str) -> Result<HashMap<String, NodeUsage>> {
+        self.read(|c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT id,
+                        coalesce(json_extract(usage, '$.input'), 0)
+                          + coalesce(json_extract(usage, '$.output'), 0)
+                          + coalesce(json_extract(usage, '$.cache_read'), 0)
+                          + coalesce(json_extract(usage, '$.cache_write'), 0),
+                        coalesce(json_extract(usage, '$.cost.total'), 0.0)
+                 FROM nodes WHERE session_id = ?1 AND usage IS NOT NULL",
+            )?;
+            let rows = stmt.query_map([session_id], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    NodeUsage {
+                        tokens: r.get::<_, i64>(1)?.max(0) as u64,
+                        cost: r.get(2)?,
+                    },
+                ))
+            })?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
     /// [`SessionStats`] of every session of a project, by session id, in one query.
     pub fn session_stats(&self, project_id: &str) -> Result<HashMap<String, SessionStats>> {
         self.read(|c| {

@@ -450,3 +450,21 @@ fn session_model_settings_are_persisted() {
         Some("high")
     );
 }
+
+#[test]
+fn node_usage_sums_tokens_and_reads_the_cost_of_each_node_with_usage() {
+    let (_dir, store) = temp_store();
+    let (_, session) = common::session(&store, &_dir);
+    user(&store, &session.id, "hi");
+    let mut answer = msg(NodeKind::Assistant, "hello");
+    answer.usage = Some(serde_json::json!({
+        "input": 100, "output": 20, "cache_read": 300, "cache_write": 0,
+        "cost": {"input": 0.001, "output": 0.002, "cache_read": 0.0, "cache_write": 0.0, "total": 0.003}
+    }));
+    let answered = store.append(&session.id, answer).unwrap();
+    let usage = store.node_usage(&session.id).unwrap();
+    assert_eq!(usage.len(), 1, "only nodes with usage");
+    let figures = usage[&answered.id];
+    assert_eq!(figures.tokens, 420);
+    assert!((figures.cost - 0.003).abs() < 1e-12);
+}

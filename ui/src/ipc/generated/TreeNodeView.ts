@@ -8,4 +8,12 @@ export type TreeNodeView = { id: string, parent_id: string | null, kind: NodeKin
 /**
  * First non-empty line of the node's text, shortened.
  */
-first_line: string, label: string | null, aborted: boolean, };
+first_line: string, label: string | null, aborted: boolean, 
+/**
+ * Tokens of this node's request and answer (assistant messages; 0 for others).
+ */
+tokens: number, 
+/**
+ * US dollars this node cost.
+ */
+cost: number, };

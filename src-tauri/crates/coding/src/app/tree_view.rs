@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::{AppError, LiveSession, SessionView};
 
 /// One node of the tree panel.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct TreeNodeView {
     pub id: String,
     pub parent_id: Option<String>,
@@ -16,10 +16,14 @@ pub struct TreeNodeView {
     pub first_line: String,
     pub label: Option<String>,
     pub aborted: bool,
+    /// Tokens of this node's request and answer (assistant messages; 0 for others).
+    pub tokens: u64,
+    /// US dollars this node cost.
+    pub cost: f64,
 }
 
 /// The session as a tree: nodes parents first, siblings oldest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct SessionTreeView {
     pub session_id: Option<String>,
     /// The node the conversation continues from.
@@ -52,23 +56,45 @@ impl LiveSession {
                 nodes: Vec::new(),
             });
         };
-        let tree = recorder.with_store(|store| store.session_tree(&session_id))?;
+        let (tree, usage) = recorder.with_store(|store| {
+            Ok::<_, arbor_store::StoreError>((
+                store.session_tree(&session_id)?,
+                store.node_usage(&session_id)?,
+            ))
+        })?;
         Ok(SessionTreeView {
             session_id: Some(session_id),
             leaf_id: tree.session.leaf_id.clone(),
             nodes: tree
                 .nodes
                 .into_iter()
-                .map(|node| TreeNodeView {
-                    id: node.id,
-                    parent_id: node.parent_id,
-                    kind: node.kind,
-                    first_line: node.first_line,
-                    label: node.label,
-                    aborted: node.aborted,
+                .map(|node| {
+                    let figures = usage.get(&node.id).copied().unwrap_or_default();
+                    TreeNodeView {
+                        tokens: figures.tokens,
+                        cost: figures.cost,
+                        id: node.id,
+                        parent_id: node.parent_id,
+                        kind: node.kind,
+                        first_line: node.first_line,
+                        label: node.label,
+                        aborted: node.aborted,
+                    }
                 })
                 .collect(),
         })
+    }
+
+    /// Labels `node_id` (an empty label removes it) and returns the tree.
+    pub fn label_node(&self, node_id: &str, label: &str) -> Result<SessionTreeView, AppError> {
+        self.label(node_id, Some(label))?;
+        self.tree_view()
+    }
+
+    /// Copies the path to `node_id` into a new session, which becomes this window's.
+    pub fn fork_at(&self, node_id: &str) -> Result<SessionView, AppError> {
+        self.fork(Some(node_id))?;
+        self.view()
     }
 
     /// Goes to `node_id` (the navigate rule: to a user message, the leaf moves to its parent and
