@@ -193,6 +193,35 @@ async fn tree_run(session: &DesktopSession, root: &str, _data: &Path) -> Result<
     };
     session.screenshot("tree-other-branch.png").await?;
 
+    // Label the leaf from the node menu (the node is selected by the click).
+    wait_for_text(client, "[data-testid=branch-cost]", "tokens").await?;
+    click(client, "[data-testid=node-menu] [data-testid=node-label]").await?;
+    element(client, "[data-testid=node-label-input]")
+        .await?
+        .send_keys("first try")
+        .await?;
+    click(client, "[data-testid=node-label-save]").await?;
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let named = client
+            .execute(
+                "const n = document.querySelector(`[data-testid=tree-node][data-node-id='${arguments[0]}']`); \
+                 return n ? n.getAttribute('aria-label') : '';",
+                vec![json!(off_path_leaf)],
+            )
+            .await?;
+        if named
+            .as_str()
+            .unwrap_or_default()
+            .contains("label first try")
+        {
+            break;
+        }
+        ensure!(Instant::now() < deadline, "no label on the node: {named}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    session.screenshot("tree-labelled.png").await?;
+
     // A user message: its text comes back into the composer, to edit and send.
     let user_node = nodes
         .iter()

@@ -115,6 +115,11 @@ export function fakeIpc(original: typeof import('./ipc')) {
     saveSettings: vi.fn(async (settings: Settings) => settings),
     addCustomEndpoint: vi.fn(async () => KEYS),
     sessionTree: vi.fn(async () => TREE),
+    labelNode: vi.fn(async (nodeId: string, label: string) => ({
+      ...TREE,
+      nodes: TREE.nodes.map((n) => (n.id === nodeId ? { ...n, label: label || null } : n)),
+    })),
+    forkAt: vi.fn(async () => EMPTY_VIEW),
     visitNode: vi.fn(async (nodeId: string) => ({
       view: EMPTY_VIEW,
       editor_text: nodeId.startsWith('u') ? `text of ${nodeId}` : null,
@@ -134,6 +139,8 @@ export const TREE: SessionTreeView = {
       first_line: 'fix the parser',
       label: null,
       aborted: false,
+      tokens: 0,
+      cost: 0,
     },
     {
       id: 'a1',
@@ -142,6 +149,8 @@ export const TREE: SessionTreeView = {
       first_line: 'Reading it.',
       label: 'first try',
       aborted: false,
+      tokens: 1200,
+      cost: 0.004,
     },
     {
       id: 't1',
@@ -150,6 +159,8 @@ export const TREE: SessionTreeView = {
       first_line: 'ok',
       label: null,
       aborted: false,
+      tokens: 0,
+      cost: 0,
     },
     {
       id: 'a1b',
@@ -158,6 +169,8 @@ export const TREE: SessionTreeView = {
       first_line: 'Done.',
       label: null,
       aborted: false,
+      tokens: 0,
+      cost: 0,
     },
     {
       id: 'u2',
@@ -166,6 +179,8 @@ export const TREE: SessionTreeView = {
       first_line: 'fix the lexer',
       label: null,
       aborted: false,
+      tokens: 0,
+      cost: 0,
     },
   ],
 };

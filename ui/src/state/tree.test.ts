@@ -11,8 +11,22 @@ import {
   type TurnNode,
 } from './tree';
 
-function node(id: string, parent: string | null, kind: NodeKind, line = id): TreeNodeView {
-  return { id, parent_id: parent, kind, first_line: line, label: null, aborted: false };
+function node(
+  id: string,
+  parent: string | null,
+  kind: NodeKind,
+  line = id,
+  figures: { tokens: number; cost: number } = { tokens: 0, cost: 0 },
+): TreeNodeView {
+  return {
+    id,
+    parent_id: parent,
+    kind,
+    first_line: line,
+    label: null,
+    aborted: false,
+    ...figures,
+  };
 }
 
 function view(nodes: TreeNodeView[], leaf: string | null): SessionTreeView {
@@ -95,6 +109,28 @@ describe('folding the stored tree into turns', () => {
       ['a1b', true, true],
     ]);
     expect(roots[1].onPath).toBe(false);
+  });
+});
+
+describe('cost per branch', () => {
+  it('sums tokens and dollars from the root down each branch', () => {
+    const roots = buildTurns(
+      view(
+        [
+          node('u1', null, 'user'),
+          node('a1', 'u1', 'assistant', 'a', { tokens: 100, cost: 0.01 }),
+          node('u2', 'a1', 'user'),
+          node('a2', 'u2', 'assistant', 'b', { tokens: 50, cost: 0.002 }),
+          node('a2b', 'u2', 'assistant', 'c', { tokens: 400, cost: 0.04 }),
+        ],
+        'a2',
+      ),
+    );
+    const u2 = roots[0].children[0].children[0];
+    const [a2, a2b] = u2.children;
+    expect([a2.branchTokens, a2.branchCost]).toEqual([150, 0.012]);
+    expect([a2b.branchTokens, a2b.branchCost]).toEqual([500, 0.05]);
+    expect([a2b.tokens, a2b.cost]).toEqual([400, 0.04]);
   });
 });
 

@@ -27,6 +27,11 @@ export interface TurnNode {
   leaf: boolean;
   /** Hidden turns a run segment stands for. */
   count: number;
+  /** Tokens and US dollars of this turn, and of the branch from the root down to it. */
+  tokens: number;
+  cost: number;
+  branchTokens: number;
+  branchCost: number;
   children: TurnNode[];
   parent: TurnNode | null;
 }
@@ -65,6 +70,8 @@ export function buildTurns(view: SessionTreeView): TurnNode[] {
       if (node.kind === 'tool_result' && parentTurn) parentTurn.toolResults += 1;
       continue;
     }
+    const branchTokens = (parentTurn?.branchTokens ?? 0) + node.tokens;
+    const branchCost = (parentTurn?.branchCost ?? 0) + node.cost;
     const turn: TurnNode = {
       id: node.id,
       kind: node.kind as TurnKind,
@@ -77,6 +84,10 @@ export function buildTurns(view: SessionTreeView): TurnNode[] {
       current: false,
       leaf: true,
       count: 0,
+      tokens: node.tokens,
+      cost: node.cost,
+      branchTokens,
+      branchCost,
       children: [],
       parent: parentTurn,
     };
@@ -127,6 +138,10 @@ export function collapseRuns(roots: TurnNode[], expanded: ReadonlySet<string>): 
           current: false,
           leaf: false,
           count: chain.length,
+          tokens: chain.reduce((sum, t) => sum + t.tokens, 0),
+          cost: chain.reduce((sum, t) => sum + t.cost, 0),
+          branchTokens: chain[chain.length - 1].branchTokens,
+          branchCost: chain[chain.length - 1].branchCost,
           children: [],
           parent: copy,
         };

@@ -1,4 +1,4 @@
-import { render, screen, waitFor } from '@testing-library/svelte';
+import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import App from '../../App.svelte';
@@ -66,5 +66,26 @@ describe('the tree panel', () => {
     expect(ipc.visitNode).toHaveBeenCalledWith('a1');
     await user.keyboard('{Control>}t{/Control}');
     expect(screen.queryByTestId('tree-view')).not.toBeInTheDocument();
+  });
+
+  it('shows the cost of a branch and labels or forks the selected turn', async () => {
+    const user = await openTree();
+    expect(screen.getByTestId('branch-cost')).toHaveTextContent('This branch: $0.00 · 0 tokens');
+    node('a1').focus();
+    await waitFor(() =>
+      expect(screen.getByTestId('branch-cost')).toHaveTextContent(
+        'Branch to the selected turn: $0.0040 · 1.2k tokens',
+      ),
+    );
+    const menu = screen.getByTestId('node-menu');
+    await user.click(within(menu).getByTestId('node-label'));
+    const input = screen.getByTestId('node-label-input');
+    await user.clear(input);
+    await user.type(input, 'keep this');
+    await user.click(screen.getByTestId('node-label-save'));
+    expect(ipc.labelNode).toHaveBeenCalledWith('a1', 'keep this');
+    await waitFor(() => expect(node('a1')).toHaveAccessibleName(/label keep this/));
+    await user.click(within(screen.getByTestId('node-menu')).getByTestId('node-fork'));
+    expect(ipc.forkAt).toHaveBeenCalledWith('a1');
   });
 });
