@@ -88,4 +88,26 @@ describe('the tree panel', () => {
     await user.click(within(screen.getByTestId('node-menu')).getByTestId('node-fork'));
     expect(ipc.forkAt).toHaveBeenCalledWith('a1');
   });
+
+  it('selects the node of a search hit that opened the session', async () => {
+    const user = await openTree();
+    vi.mocked(ipc.searchSessions).mockResolvedValueOnce([
+      {
+        project_id: 'p1',
+        project_root: REPO.path,
+        session_id: 's1',
+        session_title: 'fix',
+        node_id: 't1',
+        kind: 'tool_result',
+        snippet: 'ok',
+        created_at: 0,
+      },
+    ]);
+    await user.type(screen.getByTestId('session-search'), 'ok');
+    const hit = await screen.findByTestId('search-hit');
+    expect(hit).toHaveAttribute('data-node-id', 't1');
+    await user.click(hit);
+    // The tool result shows as its turn, which is selected.
+    await waitFor(() => expect(node('a1')).toHaveAttribute('aria-selected', 'true'));
+  });
 });
