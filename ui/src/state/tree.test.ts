@@ -8,6 +8,7 @@ import {
   NODE_WIDTH,
   RUN_MIN,
   shorten,
+  visiblePart,
   type TurnNode,
 } from './tree';
 
@@ -191,6 +192,23 @@ describe('the layout', () => {
     for (let i = 0; i < 200; i++) fan.push(node(`a${i}`, 'u', 'assistant'));
     const wide = layoutTurns(buildTurns(view(fan, 'a0')));
     expect(wide.maxX - wide.minX).toBeGreaterThanOrEqual(199 * NODE_WIDTH);
+  });
+});
+
+describe('drawing only what is on screen', () => {
+  it('keeps the nodes in the viewport (and a margin) of a 10,000-turn chain', () => {
+    const layout = layoutTurns(buildTurns(view(chain(10_000), 'n9999')));
+    const shown = visiblePart(layout, { x: 200, y: 20, k: 1 }, 400, 600);
+    expect(shown.nodes.length).toBeGreaterThan(5);
+    expect(shown.nodes.length).toBeLessThan(20);
+    expect(shown.nodes[0].node.id).toBe('n0');
+    // Scrolled to the end: the last turns.
+    const last = layout.nodes[layout.nodes.length - 1];
+    const atEnd = visiblePart(layout, { x: 200, y: 300 - last.y, k: 1 }, 400, 600);
+    expect(atEnd.nodes.map((p) => p.node.id)).toContain('n9999');
+    expect(atEnd.nodes.map((p) => p.node.id)).not.toContain('n0');
+    // Before the panel has a size, everything is kept.
+    expect(visiblePart(layout, { x: 0, y: 0, k: 1 }, 0, 0).nodes).toHaveLength(10_000);
   });
 });
 

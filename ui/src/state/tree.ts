@@ -258,3 +258,32 @@ export function shorten(text: string, max = 26): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
+
+/** The pan and zoom of the panel: screen = layout × k + (x, y). */
+export interface Viewport {
+  x: number;
+  y: number;
+  k: number;
+}
+
+/**
+ * Only what can be seen (with a margin of one node) goes into the DOM: a 10,000-node tree draws
+ * the few dozen nodes on screen, not all of them. An edge shows when either end does.
+ */
+export function visiblePart(
+  layout: Layout,
+  view: Viewport,
+  width: number,
+  height: number,
+): { nodes: Placed[]; edges: Layout['edges'] } {
+  if (width === 0 || height === 0) return { nodes: layout.nodes, edges: layout.edges };
+  const left = -view.x / view.k - NODE_WIDTH;
+  const right = (width - view.x) / view.k + NODE_WIDTH;
+  const top = -view.y / view.k - NODE_HEIGHT;
+  const bottom = (height - view.y) / view.k + NODE_HEIGHT;
+  const inside = (p: Placed) => p.x >= left && p.x <= right && p.y >= top && p.y <= bottom;
+  return {
+    nodes: layout.nodes.filter(inside),
+    edges: layout.edges.filter((edge) => inside(edge.from) || inside(edge.to)),
+  };
+}
