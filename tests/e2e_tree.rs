@@ -134,6 +134,9 @@ async fn tree_run(session: &DesktopSession, root: &str, _data: &Path) -> Result<
 
     click(client, "[data-testid=tree-toggle]").await?;
     element(client, "[data-testid=tree-view]").await?;
+    // Only what is on screen is drawn: once the tree is there, Fit shows all of it.
+    element(client, "[data-testid=tree-node]").await?;
+    click(client, "[data-testid=tree-fit]").await?;
     // Two user messages (the first and its edit) and three answers.
     let nodes = tree_nodes(client, 5).await?;
     let leaves: Vec<_> = nodes.iter().filter(|n| n.3).collect();
