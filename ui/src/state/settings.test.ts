@@ -4,6 +4,7 @@ import {
   canTest,
   endpointFromFields,
   keyCheckLabel,
+  keyRows,
   keySourceLabel,
   parsePassThrough,
 } from './settings';
@@ -24,13 +25,45 @@ describe('key rows', () => {
   it('say where the key comes from, never what it is', () => {
     expect(keySourceLabel(status({ source: 'keychain' }))).toBe('In the OS keychain');
     expect(keySourceLabel(status({ source: 'keychain', run_only: true }))).toBe(
-      'Kept for this session only',
+      'This session only (not in the keychain)',
     );
     expect(keySourceLabel(status({ source: 'env' }))).toBe('From $OPENAI_API_KEY');
     expect(keySourceLabel(status({}))).toBe('Missing — set a key (or $OPENAI_API_KEY)');
     expect(keySourceLabel(status({ source: 'not-needed', variable: null }))).toBe('Not needed');
     expect(canTest(status({ source: 'env' }))).toBe(true);
     expect(canTest(status({ source: 'none' }))).toBe(false);
+  });
+
+  it('list every provider, then the GitHub token, with what each row offers', () => {
+    const rows = keyRows({
+      providers: [
+        status({ source: 'keychain' }),
+        status({
+          provider: 'anthropic',
+          display_name: 'Anthropic',
+          source: 'env',
+          variable: 'ANTHROPIC_API_KEY',
+        }),
+        status({ provider: 'ollama', display_name: '', source: 'not-needed', variable: null }),
+      ],
+      github: status({ provider: 'github', display_name: 'GitHub', source: 'keychain' }),
+      keychain_error: null,
+    });
+    expect(
+      rows.map(({ status, label, source, canRemove, canTest }) => [
+        status.provider,
+        label,
+        source,
+        canRemove,
+        canTest,
+      ]),
+    ).toEqual([
+      ['openai', 'OpenAI', 'In the OS keychain', true, true],
+      ['anthropic', 'Anthropic', 'From $ANTHROPIC_API_KEY', false, true],
+      ['ollama', 'ollama', 'Not needed', false, false],
+      // The token is removable but not a model provider: nothing to test it against.
+      ['github', 'GitHub (clone token)', 'In the OS keychain', true, false],
+    ]);
   });
 
   it('word a key check', () => {

@@ -1,13 +1,13 @@
 // The settings view's pure parts: how a key status reads, the custom-endpoint form and the
 // pass-through list checked and turned into what Rust takes. No key ever passes through here:
 // the key field's value goes straight from the input to `setApiKey`.
-import type { CustomEndpoint, KeyCheck, ProviderKeyStatus } from '../ipc/wire';
+import type { CustomEndpoint, KeyCheck, KeyStatusList, ProviderKeyStatus } from '../ipc/wire';
 
 /** What a provider row says about its key. */
 export function keySourceLabel(status: ProviderKeyStatus): string {
   switch (status.source) {
     case 'keychain':
-      return status.run_only ? 'Kept for this session only' : 'In the OS keychain';
+      return status.run_only ? 'This session only (not in the keychain)' : 'In the OS keychain';
     case 'env':
       return `From $${status.variable ?? 'its variable'}`;
     case 'none':
@@ -22,6 +22,36 @@ export function keySourceLabel(status: ProviderKeyStatus): string {
 /** Whether a request with the provider's key can be tried. */
 export function canTest(status: ProviderKeyStatus): boolean {
   return status.source === 'keychain' || status.source === 'env';
+}
+
+/** One row of the provider keys section. */
+export interface KeyRow {
+  status: ProviderKeyStatus;
+  /** The row's name: the provider's display name, or what the GitHub token is for. */
+  label: string;
+  /** Where the key comes from, in words. */
+  source: string;
+  /** Remove is offered for a key Arbor keeps (keychain or this session). */
+  canRemove: boolean;
+  /** Test is offered when there is a key to try, for model providers only. */
+  canTest: boolean;
+}
+
+export const GITHUB_LABEL = 'GitHub (clone token)';
+
+/** Every provider's row, then the GitHub token's. */
+export function keyRows(list: KeyStatusList): KeyRow[] {
+  const row = (status: ProviderKeyStatus, label: string, model: boolean): KeyRow => ({
+    status,
+    label,
+    source: keySourceLabel(status),
+    canRemove: status.source === 'keychain',
+    canTest: model && canTest(status),
+  });
+  return [
+    ...list.providers.map((status) => row(status, status.display_name || status.provider, true)),
+    row(list.github, GITHUB_LABEL, false),
+  ];
 }
 
 export function keyCheckLabel(check: KeyCheck): string {

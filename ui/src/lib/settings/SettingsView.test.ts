@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import App from '../../App.svelte';
 import * as ipc from '../../ipc';
 import { settingsDialog } from '../../state/settings.svelte';
-import { KEYS, withSource } from '../../test-ipc';
+import { KEYS, REPO, withSource } from '../../test-ipc';
 
 vi.mock('../../ipc', async (importOriginal) => {
   const { fakeIpc } = await import('../../test-ipc');
@@ -40,11 +40,48 @@ describe('the settings view', () => {
     expect(row('anthropic')).toHaveAttribute('data-key-source', 'env');
     expect(row('anthropic')).toHaveTextContent('From $ANTHROPIC_API_KEY');
     expect(row('mock')).toHaveAttribute('data-key-source', 'not-needed');
-    expect(row('github')).toHaveTextContent('GitHub');
+    expect(row('github')).toHaveTextContent('GitHub (clone token)');
+    expect(row('github')).toHaveAttribute('data-key-source', 'none');
+    for (const provider of ['openai', 'anthropic', 'mock', 'github']) {
+      const input = within(row(provider)).getByTestId('api-key-input');
+      expect(input).toHaveAttribute('type', 'password');
+      expect(input).toHaveAttribute('autocomplete', 'off');
+      expect(input).toHaveValue('');
+      expect(within(row(provider)).queryByTestId('api-key-remove')).not.toBeInTheDocument();
+    }
+    expect(screen.queryByTestId('keychain-error')).not.toBeInTheDocument();
     await user.click(screen.getByTestId('settings-close'));
     expect(screen.queryByTestId('settings-view')).not.toBeInTheDocument();
     await user.click(screen.getByTestId('open-settings'));
     expect(await screen.findByTestId('settings-view')).toBeInTheDocument();
+  });
+
+  it('takes the focus, closes with Escape and gives the focus back', async () => {
+    const user = userEvent.setup();
+    render(App);
+    const gear = screen.getByTestId('open-settings');
+    expect(gear).toHaveAccessibleName('Settings');
+    await user.click(gear);
+    const view = await screen.findByTestId('settings-view');
+    expect(view).toHaveAccessibleName('Settings');
+    expect(view).toContainElement(document.activeElement as HTMLElement);
+    await user.keyboard('{Escape}');
+    expect(screen.queryByTestId('settings-view')).not.toBeInTheDocument();
+    expect(gear).toHaveFocus();
+    // Cmd+, (macOS) opens it too.
+    await user.keyboard('{Meta>},{/Meta}');
+    expect(await screen.findByTestId('settings-view')).toBeInTheDocument();
+  });
+
+  it('shows why the keychain could not be read above the keys', async () => {
+    vi.mocked(ipc.keyStatuses).mockResolvedValueOnce({
+      ...KEYS,
+      keychain_error: { code: 'keychain_locked', message: 'The keychain is locked; unlock it' },
+    });
+    await openWithShortcut();
+    expect(screen.getByTestId('keychain-error')).toHaveTextContent(
+      'The keychain is locked; unlock it',
+    );
   });
 
   it('saves a key write-only, then removes it', async () => {
@@ -76,10 +113,19 @@ describe('the settings view', () => {
     );
     await user.click(within(row('openai')).getByTestId('api-key-run-only'));
     expect(ipc.setApiKey).toHaveBeenLastCalledWith('openai', 'sk-run-only', true);
-    await waitFor(() => expect(row('openai')).toHaveTextContent('Kept for this session only'));
+    await waitFor(() => expect(row('openai')).toHaveTextContent('This session only'));
+    expect(within(row('openai')).getByTestId('api-key-input')).toHaveValue('');
+    expect(within(row('openai')).queryByRole('alert')).not.toBeInTheDocument();
   });
 
   it('tests a key and shows the result, good or bad', async () => {
+    vi.mocked(ipc.testApiKey).mockResolvedValueOnce({
+      provider: 'anthropic',
+      model: 'anthropic/claude',
+      ok: true,
+      error_class: null,
+      message: null,
+    });
     vi.mocked(ipc.testApiKey).mockResolvedValueOnce({
       provider: 'anthropic',
       model: 'anthropic/claude',
@@ -89,10 +135,31 @@ describe('the settings view', () => {
     });
     const user = await openWithShortcut();
     expect(within(row('openai')).queryByTestId('api-key-test')).not.toBeInTheDocument();
+    expect(within(row('mock')).queryByTestId('api-key-test')).not.toBeInTheDocument();
     await user.click(within(row('anthropic')).getByTestId('api-key-test'));
+    expect(ipc.testApiKey).toHaveBeenCalledWith('anthropic');
     expect(await within(row('anthropic')).findByTestId('api-key-test-result')).toHaveTextContent(
-      'Does not work: authentication — invalid x-api-key',
+      'Works — anthropic/claude',
     );
+    await user.click(within(row('anthropic')).getByTestId('api-key-test'));
+    await waitFor(() =>
+      expect(within(row('anthropic')).getByTestId('api-key-test-result')).toHaveTextContent(
+        'Does not work: authentication — invalid x-api-key',
+      ),
+    );
+  });
+
+  it('shows why a key was refused, without offering a session-only key', async () => {
+    vi.mocked(ipc.setApiKey).mockRejectedValueOnce({
+      code: 'key_malformed',
+      message: 'the key contains control characters (a line break?); paste only the key',
+    });
+    const user = await openWithShortcut();
+    await user.type(within(row('openai')).getByTestId('api-key-input'), 'sk-bad');
+    await user.click(within(row('openai')).getByTestId('api-key-save'));
+    expect(await within(row('openai')).findByRole('alert')).toHaveTextContent('paste only the key');
+    expect(within(row('openai')).queryByTestId('api-key-run-only')).not.toBeInTheDocument();
+    expect(row('openai')).toHaveAttribute('data-key-source', 'none');
   });
 
   it('checks a custom endpoint before it asks Rust to add it', async () => {
@@ -141,6 +208,55 @@ describe('the settings view', () => {
       null,
     );
     await waitFor(() => expect(row('local-llm')).toHaveAttribute('data-key-source', 'not-needed'));
+  });
+
+  it('shows what Rust says is wrong with an endpoint, as written', async () => {
+    vi.mocked(ipc.addCustomEndpoint).mockRejectedValueOnce({
+      code: 'catalog',
+      message: 'models.json: provider "openai" already exists',
+    });
+    const user = await openWithShortcut();
+    await user.click(screen.getByTestId('custom-endpoint-add'));
+    expect(screen.getByTestId('custom-endpoint-name')).toHaveFocus();
+    await user.type(screen.getByTestId('custom-endpoint-name'), 'openai');
+    await user.selectOptions(screen.getByTestId('custom-endpoint-api'), 'anthropic-messages');
+    await user.type(screen.getByTestId('custom-endpoint-url'), 'https://proxy.example/v1');
+    await user.type(screen.getByTestId('custom-endpoint-models'), 'a, b');
+    await user.type(screen.getByTestId('custom-endpoint-context'), '200000');
+    await user.type(screen.getByTestId('custom-endpoint-key'), 'sk-proxy');
+    await user.click(screen.getByTestId('custom-endpoint-save'));
+    expect(ipc.addCustomEndpoint).toHaveBeenCalledWith(
+      expect.objectContaining({
+        name: 'openai',
+        api: 'anthropic-messages',
+        baseUrl: 'https://proxy.example/v1',
+        models: [
+          expect.objectContaining({ id: 'a', contextWindow: 200000 }),
+          expect.objectContaining({ id: 'b', contextWindow: 200000 }),
+        ],
+      }),
+      'sk-proxy',
+    );
+    expect(await screen.findByTestId('custom-endpoint-error')).toHaveTextContent(
+      'models.json: provider "openai" already exists',
+    );
+  });
+
+  it('opens on a keyless provider\'s row from the model picker\'s "Set key"', async () => {
+    vi.mocked(ipc.currentProject).mockResolvedValueOnce(REPO);
+    const user = userEvent.setup();
+    render(App);
+    const gear = await screen.findByTestId('open-settings');
+    expect(gear).toHaveAccessibleName('Settings');
+    await user.click(await screen.findByTestId('model-picker'));
+    await user.click(screen.getByTestId('model-set-key'));
+    expect(await screen.findByTestId('settings-view')).toBeInTheDocument();
+    await waitFor(() => expect(within(row('openai')).getByTestId('api-key-input')).toHaveFocus());
+    vi.mocked(ipc.listModels).mockClear();
+    await user.click(screen.getByTestId('settings-close'));
+    // Keys may have changed: the picker's list is read again, and the focus is back on it.
+    await waitFor(() => expect(ipc.listModels).toHaveBeenCalled());
+    expect(screen.getByTestId('model-picker')).toHaveFocus();
   });
 
   it('saves the defaults and refuses a bad variable name', async () => {
