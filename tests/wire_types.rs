@@ -18,6 +18,7 @@ fn generate(dir: &Path) -> Result<()> {
     arbor_coding::app::SessionListItem::export_all(&cfg)?;
     arbor_coding::app::SessionTreeView::export_all(&cfg)?;
     arbor_coding::app::NodeVisit::export_all(&cfg)?;
+    arbor_coding::app::BranchComparison::export_all(&cfg)?;
     arbor_coding::app::ModelGroup::export_all(&cfg)?;
     arbor_coding::app::RecentProject::export_all(&cfg)?;
     arbor_coding::app::KeyStatusList::export_all(&cfg)?;

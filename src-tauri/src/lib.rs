@@ -16,6 +16,7 @@ mod error;
 mod session_commands;
 mod settings_commands;
 mod state;
+mod tree_commands;
 
 pub use clone_commands::CloneForm;
 pub use commands::{AppInfo, OpenedProject};
@@ -57,10 +58,14 @@ pub fn run() -> Result<(), tauri::Error> {
             session_commands::edit_message,
             session_commands::regenerate,
             session_commands::open_branch,
-            session_commands::session_tree,
-            session_commands::visit_node,
-            session_commands::label_node,
-            session_commands::fork_at,
+            tree_commands::session_tree,
+            tree_commands::visit_node,
+            tree_commands::label_node,
+            tree_commands::fork_at,
+            tree_commands::node_preview,
+            tree_commands::compare_branches,
+            tree_commands::export_branch,
+            tree_commands::summarize_left,
             session_commands::set_model,
             session_commands::set_thinking_level,
             session_commands::list_models,

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use arbor_coding::app::{
-    blocking, AppError, LiveSession, ModelGroup, ModelRequest, NodeVisit, SessionConfig,
-    SessionListItem, SessionStart, SessionState, SessionTreeView, SessionView,
+    blocking, AppError, LiveSession, ModelGroup, ModelRequest, SessionConfig, SessionListItem,
+    SessionStart, SessionState, SessionView,
 };
 use arbor_coding::DEFAULT_TOOLS;
 use arbor_llm::{ImageContent, ThinkingLevel};
@@ -66,7 +66,7 @@ pub async fn start_session(
 }
 
 /// Runs `work` on the window's session off the async runtime's threads.
-async fn with_session<R: Send + 'static>(
+pub(crate) async fn with_session<R: Send + 'static>(
     state: &State<'_, DesktopState>,
     window: &Window,
     work: impl FnOnce(&LiveSession) -> std::result::Result<R, AppError> + Send + 'static,
@@ -124,6 +124,7 @@ pub async fn follow_up(
 
 #[tauri::command]
 pub async fn abort(window: Window, state: State<'_, DesktopState>) -> Result<()> {
+    state.cancel_summary(window.label());
     state.session(window.label())?.read().await.abort();
     Ok(())
 }
@@ -162,46 +163,6 @@ pub async fn open_branch(
     node_id: String,
 ) -> Result<SessionView> {
     with_session(&state, &window, move |s| s.open_branch(&node_id)).await
-}
-
-/// The window's session as a tree (the tree panel).
-#[tauri::command]
-pub async fn session_tree(
-    window: Window,
-    state: State<'_, DesktopState>,
-) -> Result<SessionTreeView> {
-    with_session(&state, &window, |s| s.tree_view()).await
-}
-
-/// Goes to a node of the tree (a user message comes back for editing).
-#[tauri::command]
-pub async fn visit_node(
-    window: Window,
-    state: State<'_, DesktopState>,
-    node_id: String,
-) -> Result<NodeVisit> {
-    with_session(&state, &window, move |s| s.visit_node(&node_id)).await
-}
-
-/// Labels a node of the tree (an empty label removes it).
-#[tauri::command]
-pub async fn label_node(
-    window: Window,
-    state: State<'_, DesktopState>,
-    node_id: String,
-    label: String,
-) -> Result<SessionTreeView> {
-    with_session(&state, &window, move |s| s.label_node(&node_id, &label)).await
-}
-
-/// Forks the path to a node into a new session, shown in this window.
-#[tauri::command]
-pub async fn fork_at(
-    window: Window,
-    state: State<'_, DesktopState>,
-    node_id: String,
-) -> Result<SessionView> {
-    with_session(&state, &window, move |s| s.fork_at(&node_id)).await
 }
 
 #[tauri::command]

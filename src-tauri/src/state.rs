@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use arbor_coding::app::{ArborApp, LiveSession, ProjectInfo};
 use tokio::sync::RwLock;
+use tokio_util::sync::CancellationToken;
 
 use crate::error::CommandError;
 
@@ -19,6 +20,8 @@ pub struct WindowState {
     pub session: Option<SharedSession>,
     /// Set while the window's clone form runs a clone; storing `true` cancels it.
     pub clone_cancel: Option<Arc<AtomicBool>>,
+    /// Set while a summary of a branch left behind is being asked for; Stop cancels it.
+    pub summary_cancel: Option<CancellationToken>,
 }
 
 pub struct DesktopState {
@@ -78,6 +81,24 @@ impl DesktopState {
         self.windows()
             .get(window)
             .and_then(|state| state.clone_cancel.clone())
+    }
+
+    pub fn set_summary_cancel(&self, window: &str, cancel: Option<CancellationToken>) {
+        self.windows()
+            .entry(window.to_owned())
+            .or_default()
+            .summary_cancel = cancel;
+    }
+
+    /// Cancels the window's running branch summary, if any.
+    pub fn cancel_summary(&self, window: &str) {
+        if let Some(cancel) = self
+            .windows()
+            .get(window)
+            .and_then(|state| state.summary_cancel.as_ref())
+        {
+            cancel.cancel();
+        }
     }
 
     /// The window that has `path` open, if any.

@@ -2,7 +2,11 @@
 // answer, and `emit` plays session events into the Channel of the last `startSession`.
 import { vi } from 'vitest';
 import type {
+  BranchComparison,
+  BranchEntry,
+  NodeVisit,
   SessionTreeView,
+  TreeNodeView,
   KeyStatusList,
   ProviderKeyStatus,
   Settings,
@@ -120,10 +124,161 @@ export function fakeIpc(original: typeof import('./ipc')) {
       nodes: TREE.nodes.map((n) => (n.id === nodeId ? { ...n, label: label || null } : n)),
     })),
     forkAt: vi.fn(async () => EMPTY_VIEW),
-    visitNode: vi.fn(async (nodeId: string) => ({
-      view: EMPTY_VIEW,
-      editor_text: nodeId.startsWith('u') ? `text of ${nodeId}` : null,
-    })),
+    visitNode: vi.fn(async (nodeId: string) => landedAt(TREE, nodeId)),
+    nodePreview: vi.fn(async (nodeId: string) => {
+      const found = TREE.nodes.find((n) => n.id === nodeId);
+      if (!found) throw new original.ArborError('not_found', `no node ${nodeId}`);
+      return entryOf(TREE, found);
+    }),
+    compareBranches: vi.fn(async (left: string, right: string) => comparisonOf(TREE, left, right)),
+    exportBranch: vi.fn(
+      async (_nodeId: string, format: 'markdown' | 'jsonl' | 'html') =>
+        `/home/me/arbor-branch.${format === 'markdown' ? 'md' : format}`,
+    ),
+    summarizeLeft: vi.fn(async () => {
+      const { view } = landedAt(TREE, TREE.leaf_id ?? '');
+      const summary: BranchEntry = {
+        ...view.entries[view.entries.length - 1],
+        node_id: 'bs1',
+        parent_id: TREE.leaf_id,
+        kind: 'branch_summary',
+        message: null,
+        sibling_ids: ['bs1'],
+        summary: 'The branch left behind read the parser.',
+      };
+      return { ...view, entries: [...view.entries, summary] };
+    }),
+  };
+}
+
+const USAGE = {
+  input: 1,
+  output: 1,
+  cache_read: 0,
+  cache_write: 0,
+  cost: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
+};
+
+/**
+ * A node of a fake tree as the store would answer it: its first line as the text, an assistant
+ * calling `read` when a tool result hangs under it.
+ */
+export function entryOf(tree: SessionTreeView, node: TreeNodeView): BranchEntry {
+  const base = {
+    node_id: node.id,
+    parent_id: node.parent_id,
+    kind: node.kind,
+    aborted: node.aborted,
+    label: node.label,
+    sibling_ids: tree.nodes
+      .filter((n) => n.parent_id === node.parent_id && n.kind === node.kind)
+      .map((n) => n.id),
+    summary: null,
+    tokens_before: null,
+  };
+  const text = { type: 'text' as const, text: node.first_line };
+  switch (node.kind) {
+    case 'user':
+      return { ...base, message: { role: 'user', content: [text] } };
+    case 'assistant': {
+      const calls = tree.nodes.some((n) => n.parent_id === node.id && n.kind === 'tool_result');
+      return {
+        ...base,
+        message: {
+          role: 'assistant',
+          content: calls
+            ? [
+                text,
+                {
+                  type: 'tool_call',
+                  id: `c-${node.id}`,
+                  name: 'read',
+                  arguments: { path: 'src/parser.rs' },
+                },
+              ]
+            : [text],
+          api: 'openai-completions',
+          provider: 'mock',
+          model: 'm1',
+          usage: USAGE,
+          stop_reason: calls ? 'tool_use' : 'stop',
+        },
+      };
+    }
+    case 'tool_result':
+      return {
+        ...base,
+        message: {
+          role: 'tool_result',
+          tool_call_id: `c-${node.parent_id}`,
+          tool_name: 'read',
+          content: [text],
+          is_error: false,
+        },
+      };
+    case 'compaction':
+    case 'branch_summary':
+      return { ...base, message: null, summary: node.first_line };
+    default:
+      return { ...base, message: null };
+  }
+}
+
+/** The nodes from the root of a fake tree down to `nodeId`. */
+function pathTo(tree: SessionTreeView, nodeId: string | null): TreeNodeView[] {
+  const byId = new Map(tree.nodes.map((n) => [n.id, n]));
+  const path: TreeNodeView[] = [];
+  for (let node = nodeId ? byId.get(nodeId) : undefined; node;) {
+    path.unshift(node);
+    node = node.parent_id ? byId.get(node.parent_id) : undefined;
+  }
+  return path;
+}
+
+/** Where going to a node of a fake tree lands: a user message's parent (its text to edit), else
+ * the node itself. */
+export function landedAt(tree: SessionTreeView, nodeId: string): NodeVisit {
+  const node = tree.nodes.find((n) => n.id === nodeId);
+  const leaf = node?.kind === 'user' ? node.parent_id : nodeId;
+  return {
+    view: {
+      session_id: tree.session_id,
+      title: 'fix',
+      entries: pathTo(tree, leaf).map((n) => entryOf(tree, n)),
+      state: STATE,
+    },
+    editor_text: node?.kind === 'user' ? `text of ${nodeId}` : null,
+  };
+}
+
+/** The comparison of two nodes of a fake tree, with the tree's figures. */
+export function comparisonOf(tree: SessionTreeView, left: string, right: string): BranchComparison {
+  const leftPath = pathTo(tree, left);
+  const rightPath = pathTo(tree, right);
+  let shared = 0;
+  while (shared < Math.min(leftPath.length, rightPath.length)) {
+    if (leftPath[shared].id !== rightPath[shared].id) break;
+    shared++;
+  }
+  const side = (path: TreeNodeView[], nodeId: string) => {
+    const own = path.slice(shared);
+    const sum = (nodes: TreeNodeView[], key: 'tokens' | 'cost') =>
+      nodes.reduce((total, n) => total + n[key], 0);
+    return {
+      node_id: nodeId,
+      entries: own.map((n) => entryOf(tree, n)),
+      tokens: sum(path, 'tokens'),
+      cost: sum(path, 'cost'),
+      own_tokens: sum(own, 'tokens'),
+      own_cost: sum(own, 'cost'),
+    };
+  };
+  return {
+    session_id: tree.session_id ?? '',
+    ancestor_id: shared > 0 ? leftPath[shared - 1].id : null,
+    shared_nodes: shared,
+    left: side(leftPath, left),
+    right: side(rightPath, right),
   };
 }
 

@@ -5,6 +5,8 @@ import { Channel, invoke } from '@tauri-apps/api/core';
 import { open } from '@tauri-apps/plugin-dialog';
 import type {
   AppInfo,
+  BranchComparison,
+  BranchEntry,
   NodeVisit,
   SessionTreeView,
   CloneForm,
@@ -278,4 +280,34 @@ export function labelNode(nodeId: string, label: string): Promise<SessionTreeVie
 /** Copies the path to a node into a new session, which this window then shows. */
 export function forkAt(nodeId: string): Promise<SessionView> {
   return call(() => invoke<SessionView>('fork_at', { nodeId }));
+}
+
+/** One node with its message (the tree's preview of a turn, and Copy). */
+export function nodePreview(nodeId: string): Promise<BranchEntry> {
+  return call(() => invoke<BranchEntry>('node_preview', { nodeId }));
+}
+
+/** The branches ending at `left` and `right`, side by side from where they part. */
+export function compareBranches(left: string, right: string): Promise<BranchComparison> {
+  return call(() => invoke<BranchComparison>('compare_branches', { left, right }));
+}
+
+/**
+ * Exports the path to a node into a file picked in the system's save dialog (Rust opens it; the
+ * webview never names a path). Answers with the file written, or null when the dialog was
+ * cancelled.
+ */
+export function exportBranch(
+  nodeId: string,
+  format: 'markdown' | 'jsonl' | 'html',
+): Promise<string | null> {
+  return call(() => invoke<string | null>('export_branch', { nodeId, format }));
+}
+
+/**
+ * Summarises the branch that ended at `oldLeaf` into the current branch (offered after going
+ * elsewhere in the tree); asks the model, and Stop (`abort`) cancels it.
+ */
+export function summarizeLeft(oldLeaf: string): Promise<SessionView> {
+  return call(() => invoke<SessionView>('summarize_left', { oldLeaf }));
 }

@@ -4,10 +4,12 @@ import {
   buildTurns,
   collapseRuns,
   layoutTurns,
+  leftBranch,
   neighbour,
   NODE_WIDTH,
   RUN_MIN,
   shorten,
+  turnEnd,
   visiblePart,
   type TurnNode,
 } from './tree';
@@ -232,5 +234,38 @@ describe('keyboard moves', () => {
   it('shortens long first lines', () => {
     expect(shorten('a  b\nc')).toBe('a b c');
     expect(shorten('x'.repeat(40), 10)).toBe('xxxxxxxxx…');
+  });
+});
+
+describe('branches left and where a turn ends', () => {
+  const tree = view(
+    [
+      node('u1', null, 'user'),
+      node('a1', 'u1', 'assistant'),
+      node('t1', 'a1', 'tool_result'),
+      node('t2', 't1', 'tool_result'),
+      node('a2', 't2', 'assistant'),
+      node('u2', 'a2', 'user'),
+      node('a1b', 'u1', 'assistant'),
+      node('u3', null, 'user'),
+    ],
+    'u2',
+  );
+
+  it('sees another branch left, but not a move up or down the same one', () => {
+    expect(leftBranch(tree, 'u2', 'a1b')).toBe(true);
+    expect(leftBranch(tree, 'a1b', 'u3')).toBe(true);
+    expect(leftBranch(tree, 'u2', 'a1')).toBe(false);
+    expect(leftBranch(tree, 'a1', 'u2')).toBe(false);
+    expect(leftBranch(tree, 'u2', 'u2')).toBe(false);
+    expect(leftBranch(tree, null, 'u2')).toBe(false);
+    expect(leftBranch(tree, 'u2', null)).toBe(false);
+    expect(leftBranch(tree, 'gone', 'u2')).toBe(false);
+  });
+
+  it('ends a turn after the tool results it folds in', () => {
+    expect(turnEnd(tree, 'a1')).toBe('t2');
+    expect(turnEnd(tree, 'a2')).toBe('a2');
+    expect(turnEnd(tree, 'u1')).toBe('u1');
   });
 });

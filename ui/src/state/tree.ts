@@ -199,8 +199,8 @@ export interface Layout {
 
 export const NODE_WIDTH = 184;
 export const NODE_HEIGHT = 44;
-const GAP_X = 20;
-const GAP_Y = 26;
+export const GAP_X = 20;
+export const GAP_Y = 26;
 
 /** A tidy top-down layout (d3-hierarchy's Reingold–Tilford) of `roots` under a hidden root. */
 export function layoutTurns(roots: TurnNode[]): Layout {
@@ -251,6 +251,47 @@ export function neighbour(
   const at = siblings.indexOf(node);
   const step = key === 'ArrowLeft' ? -1 : 1;
   return siblings[at + step] ?? null;
+}
+
+/**
+ * The last stored node of the turn `id`: below it, the tool results it folds in (a single chain
+ * of them), so that a branch ending at the turn includes what its tools answered.
+ */
+export function turnEnd(view: SessionTreeView, id: string): string {
+  const children = new Map<string, TreeNodeView[]>();
+  for (const node of view.nodes) {
+    if (!node.parent_id) continue;
+    const list = children.get(node.parent_id);
+    if (list) list.push(node);
+    else children.set(node.parent_id, [node]);
+  }
+  let end = id;
+  for (;;) {
+    const below = children.get(end) ?? [];
+    if (below.length !== 1 || below[0].kind !== 'tool_result') return end;
+    end = below[0].id;
+  }
+}
+
+/**
+ * Whether going from the leaf `oldLeaf` to `newLeaf` left a branch behind: neither lies on the
+ * other's path from the root (going down or up the same branch leaves nothing).
+ */
+export function leftBranch(
+  view: SessionTreeView,
+  oldLeaf: string | null,
+  newLeaf: string | null,
+): boolean {
+  if (!oldLeaf || !newLeaf || oldLeaf === newLeaf) return false;
+  const parents = new Map(view.nodes.map((node) => [node.id, node.parent_id]));
+  if (!parents.has(oldLeaf) || !parents.has(newLeaf)) return false;
+  const above = (from: string, target: string) => {
+    for (let id: string | null = from; id; id = parents.get(id) ?? null) {
+      if (id === target) return true;
+    }
+    return false;
+  };
+  return !above(newLeaf, oldLeaf) && !above(oldLeaf, newLeaf);
 }
 
 /** Shortens a first line to fit a node. */

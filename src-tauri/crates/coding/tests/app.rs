@@ -3,96 +3,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 
-use arbor_coding::app::{
-    ArborApp, LiveSession, ModelRequest, SessionConfig, SessionStart, SessionView,
-};
-use arbor_llm::{ThinkingLevel, UserContent};
+use arbor_coding::app::{LiveSession, ModelRequest, SessionView};
+use arbor_llm::UserContent;
 use arbor_protocol::{AgentEvent, AgentMessage, CodingEvent, RunStatus, SessionEvent};
 use arbor_store::NodeKind;
-use arbor_test_support::{MockProvider, Script, Turn, Usage, WireApi};
+use arbor_test_support::{Script, Turn, Usage};
 use serde_json::json;
 
-const KEY: &str = "sk-mock-secret-0123456789";
+mod live;
 
-struct Setup {
-    mock: MockProvider,
-    app: ArborApp,
-    project: tempfile::TempDir,
-    _data: tempfile::TempDir,
-    events: Arc<Mutex<Vec<SessionEvent>>>,
-}
-
-impl Setup {
-    async fn new(script: Script) -> Self {
-        let mock = MockProvider::start(script).await.unwrap();
-        let data = tempfile::tempdir().unwrap();
-        let models = json!({"providers": {"mock": {
-            "api": "openai-completions",
-            "baseUrl": mock.url_for(WireApi::OpenAiCompletions),
-            "apiKeyEnv": "MOCK_KEY",
-            "models": [
-                {"id": "plain", "images": false,
-                 "pricing": {"input": 1.0, "output": 2.0, "cacheRead": 0, "cacheWrite": 0}},
-                {"id": "vision", "images": true}
-            ]
-        }}});
-        std::fs::write(data.path().join("models.json"), models.to_string()).unwrap();
-        let app = ArborApp::open(Some(data.path()))
-            .unwrap()
-            .with_env(Arc::new(|name| {
-                (name == "MOCK_KEY").then(|| KEY.to_owned())
-            }));
-        Self {
-            mock,
-            app,
-            project: tempfile::tempdir().unwrap(),
-            _data: data,
-            events: Arc::default(),
-        }
-    }
-
-    fn session(&self, model: &str) -> LiveSession {
-        let selection = self
-            .app
-            .select(&ModelRequest {
-                model: Some(format!("mock/{model}")),
-                ..ModelRequest::default()
-            })
-            .unwrap();
-        let config = SessionConfig {
-            cwd: self.project.path().to_owned(),
-            selection,
-            thinking: ThinkingLevel::Off,
-            tools: vec!["read".into(), "write".into()],
-            system_prompt: Some("You are a test agent.".into()),
-            append_system_prompt: None,
-            tool_environment: self.app.tool_environment(&[]),
-        };
-        let mut session = self
-            .app
-            .start_session(config, Some(SessionStart::New))
-            .unwrap();
-        let events = self.events.clone();
-        session.attach(move |event| events.lock().unwrap().push(event.clone()));
-        session
-    }
-
-    fn events(&self) -> Vec<SessionEvent> {
-        self.events.lock().unwrap().clone()
-    }
-}
-
-async fn run(session: &LiveSession, prompt: &str) -> RunStatus {
-    let outcome = session
-        .start_prompt(prompt.into(), Vec::new())
-        .unwrap()
-        .await
-        .unwrap()
-        .unwrap();
-    outcome.status
-}
+use live::{run, Setup, KEY};
 
 fn answer_text(view: &SessionView, entry: usize) -> String {
     let message = view.entries[entry].message.as_ref().unwrap();

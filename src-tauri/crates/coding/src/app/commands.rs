@@ -158,23 +158,7 @@ impl LiveSession {
         let scope = scope.unwrap_or_else(|| ExportScope::default_for(format));
         let text =
             recorder.with_store(|store| export_session(store, &session_id, scope, format))?;
-        match path {
-            Some(path) => {
-                crate::export::write_atomically(path, &text)?;
-                Ok(ExportInfo {
-                    session_id,
-                    content: None,
-                    path: Some(path.to_owned()),
-                    bytes: Some(text.len()),
-                })
-            }
-            None => Ok(ExportInfo {
-                session_id,
-                content: Some(text),
-                path: None,
-                bytes: None,
-            }),
-        }
+        deliver_export(session_id, text, path)
     }
 
     pub fn fork(&self, node_id: Option<&str>) -> Result<ForkInfo, AppError> {
@@ -252,5 +236,30 @@ impl LiveSession {
     /// continues from it.
     pub fn go_to(&self, node_id: &str) -> Result<String, AppError> {
         Ok(self.recorder()?.go_to(&self.agent, node_id)?)
+    }
+}
+
+/// An export's text, written atomically to `path` when given, else handed back.
+pub(super) fn deliver_export(
+    session_id: String,
+    text: String,
+    path: Option<&std::path::Path>,
+) -> Result<ExportInfo, AppError> {
+    match path {
+        Some(path) => {
+            crate::export::write_atomically(path, &text)?;
+            Ok(ExportInfo {
+                session_id,
+                content: None,
+                path: Some(path.to_owned()),
+                bytes: Some(text.len()),
+            })
+        }
+        None => Ok(ExportInfo {
+            session_id,
+            content: Some(text),
+            path: None,
+            bytes: None,
+        }),
     }
 }

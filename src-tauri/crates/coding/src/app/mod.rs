@@ -26,6 +26,7 @@
 
 pub mod cloning;
 pub mod commands;
+pub mod compare;
 pub mod custom_endpoints;
 pub mod data_dir;
 pub mod error;
@@ -48,6 +49,7 @@ use arbor_llm::catalog::Catalog;
 use arbor_store::{SearchHit, SearchOptions, Store};
 use serde::Serialize;
 
+pub use compare::{BranchComparison, ComparedBranch};
 pub use custom_endpoints::CustomEndpoint;
 pub use data_dir::{resolve_data_dir, DATA_DIR_ENV};
 pub use error::AppError;

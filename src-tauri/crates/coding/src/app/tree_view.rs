@@ -4,7 +4,14 @@
 use arbor_store::NodeKind;
 use serde::Serialize;
 
+use tokio_util::sync::CancellationToken;
+
+use super::commands::deliver_export;
+use super::responses::ExportInfo;
+use super::view::{entry_of_node, BranchEntry};
 use super::{AppError, LiveSession, SessionView};
+use crate::compaction::summarize_left_branch;
+use crate::export::{export_branch, ExportFormat};
 
 /// One node of the tree panel.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -105,5 +112,46 @@ impl LiveSession {
             view: self.view()?,
             editor_text: navigation.editor_text,
         })
+    }
+
+    /// One node with its message (a tree's hover preview, "copy").
+    pub fn node_entry(&self, node_id: &str) -> Result<BranchEntry, AppError> {
+        let recorder = self.recorder()?;
+        let session_id = recorder.session_id().ok_or(AppError::NothingToExport)?;
+        let (node, label) = recorder.with_store(|store| {
+            let id = store.resolve_node_id(&session_id, node_id)?;
+            let label = store.label_of(&id)?;
+            Ok::<_, arbor_store::StoreError>((store.get_node(&id)?, label))
+        })?;
+        entry_of_node(node, label, Vec::new())
+    }
+
+    /// The path from the root to `node_id` in `format`, written atomically to `path` when
+    /// given (else handed back).
+    pub fn export_branch(
+        &self,
+        node_id: &str,
+        format: ExportFormat,
+        path: Option<&std::path::Path>,
+    ) -> Result<ExportInfo, AppError> {
+        let recorder = self.recorder()?;
+        let session_id = recorder.session_id().ok_or(AppError::NothingToExport)?;
+        let text =
+            recorder.with_store(|store| export_branch(store, &session_id, node_id, format))?;
+        deliver_export(session_id, text, path)
+    }
+
+    /// After going elsewhere in the tree: carries a summary of the branch that ended at
+    /// `old_leaf` to the current leaf (asks the model; `cancel` stops it), and returns the
+    /// branch shown. Nothing left behind adds nothing.
+    pub async fn summarize_left(
+        &self,
+        old_leaf: &str,
+        cancel: &CancellationToken,
+    ) -> Result<SessionView, AppError> {
+        self.recorder()?;
+        let compactor = self.compactor()?;
+        summarize_left_branch(&compactor, &self.agent, old_leaf, cancel).await?;
+        self.view()
     }
 }

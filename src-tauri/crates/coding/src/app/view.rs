@@ -145,6 +145,15 @@ fn branch_entries(store: &Store, session_id: &str) -> Result<Vec<BranchEntry>, A
     let Some(leaf) = tree.session.leaf_id.as_deref() else {
         return Ok(Vec::new());
     };
+    let path = store.path_to(session_id, leaf)?;
+    entries_of_path(&tree, path)
+}
+
+/// `path` (nodes of `tree`, in order) as entries with their labels and siblings.
+pub(super) fn entries_of_path(
+    tree: &arbor_store::SessionTree,
+    path: Vec<arbor_store::Node>,
+) -> Result<Vec<BranchEntry>, AppError> {
     let mut children: HashMap<Option<&str>, Vec<(&str, NodeKind)>> = HashMap::new();
     let mut labels = HashMap::new();
     for node in &tree.nodes {
@@ -154,7 +163,6 @@ fn branch_entries(store: &Store, session_id: &str) -> Result<Vec<BranchEntry>, A
             .push((node.id.as_str(), node.kind));
         labels.insert(node.id.as_str(), node.label.clone());
     }
-    let path = store.path_to(session_id, leaf)?;
     let mut entries = Vec::with_capacity(path.len());
     for node in path {
         let sibling_ids = children
@@ -166,21 +174,31 @@ fn branch_entries(store: &Store, session_id: &str) -> Result<Vec<BranchEntry>, A
                     .collect()
             })
             .unwrap_or_default();
-        let summary = matches!(node.kind, NodeKind::Compaction | NodeKind::BranchSummary)
-            .then(|| node.text.clone());
-        entries.push(BranchEntry {
-            message: node_to_message(&node).map_err(arbor_store::StoreError::from)?,
-            label: labels.get(node.id.as_str()).cloned().flatten(),
-            sibling_ids,
-            summary,
-            tokens_before: node.tokens_before,
-            aborted: node.aborted,
-            kind: node.kind,
-            parent_id: node.parent_id,
-            node_id: node.id,
-        });
+        let label = labels.get(node.id.as_str()).cloned().flatten();
+        entries.push(entry_of_node(node, label, sibling_ids)?);
     }
     Ok(entries)
+}
+
+/// One stored node as an entry.
+pub(super) fn entry_of_node(
+    node: arbor_store::Node,
+    label: Option<String>,
+    sibling_ids: Vec<String>,
+) -> Result<BranchEntry, AppError> {
+    let summary = matches!(node.kind, NodeKind::Compaction | NodeKind::BranchSummary)
+        .then(|| node.text.clone());
+    Ok(BranchEntry {
+        message: node_to_message(&node).map_err(arbor_store::StoreError::from)?,
+        label,
+        sibling_ids,
+        summary,
+        tokens_before: node.tokens_before,
+        aborted: node.aborted,
+        kind: node.kind,
+        parent_id: node.parent_id,
+        node_id: node.id,
+    })
 }
 
 /// The most recently created leaf in the subtree of `node_id` (the node itself if it has no

@@ -33,11 +33,33 @@ pub async fn navigate_with_summary(
     let (Some(old_leaf), true) = (old_leaf, summarize) else {
         return Ok(navigation);
     };
+    if let Some(summary) = summarize_left_branch(compactor, agent, &old_leaf, cancel).await? {
+        navigation.leaf_id = Some(summary);
+    }
+    Ok(navigation)
+}
+
+/// Carries a summary of the branch that ended at `old_leaf` — its nodes that are not on the
+/// current path — to the current leaf, as a `branch_summary` node that becomes the leaf.
+/// Returns the summary node's id, or `None` when nothing was left (the current path goes
+/// through `old_leaf`). Used after a plain navigation, when the user accepts the offer to
+/// summarise the branch they left.
+pub async fn summarize_left_branch(
+    compactor: &Compactor,
+    agent: &Agent,
+    old_leaf: &str,
+    cancel: &CancellationToken,
+) -> Result<Option<String>, CompactionError> {
+    let recorder = compactor.recorder().ok_or(CompactionError::NoSession)?;
+    if agent.is_streaming() {
+        return Err(CompactionError::Busy);
+    }
+    let current_leaf = recorder.session()?.and_then(|s| s.leaf_id);
     let session_id = recorder.session_id().ok_or(CompactionError::NoSession)?;
     let (old_path, new_path) = recorder
         .with_store(|store| {
-            let old = store.path_to(&session_id, &old_leaf)?;
-            let new = match &navigation.leaf_id {
+            let old = store.path_to(&session_id, old_leaf)?;
+            let new = match &current_leaf {
                 Some(leaf) => store.path_to(&session_id, leaf)?,
                 None => Vec::new(),
             };
@@ -55,7 +77,7 @@ pub async fn navigate_with_summary(
         }
     }
     if left.is_empty() {
-        return Ok(navigation);
+        return Ok(None);
     }
     let state = agent.state();
     let options = RequestOptions {
@@ -80,6 +102,5 @@ pub async fn navigate_with_summary(
         summary.clone(),
     ))?;
     recorder.load_into(agent)?;
-    navigation.leaf_id = Some(node.id);
-    Ok(navigation)
+    Ok(Some(node.id))
 }

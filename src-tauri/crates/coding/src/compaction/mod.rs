@@ -28,7 +28,7 @@ pub mod cut;
 pub mod summary;
 pub mod tokens;
 
-pub use branch::navigate_with_summary;
+pub use branch::{navigate_with_summary, summarize_left_branch};
 pub use compactor::{Compaction, Compactor, SharedCompactor};
 pub use summary::FileLists;
 

@@ -240,6 +240,42 @@ impl Loaded {
     }
 }
 
+/// Exports the path from the root to `node_id` (id or unique prefix) of `session_id` in
+/// `format`, as the current branch would be if `node_id` were the leaf (a JSONL export's
+/// `current_leaf` is `node_id`).
+pub fn export_branch(
+    store: &Store,
+    session_id: &str,
+    node_id: &str,
+    format: ExportFormat,
+) -> Result<String, StoreError> {
+    let tree = store.session_tree(session_id)?;
+    let labels: std::collections::HashMap<&str, Option<String>> = tree
+        .nodes
+        .iter()
+        .map(|n| (n.id.as_str(), n.label.clone()))
+        .collect();
+    let path = store.path_to(&tree.session.id, node_id)?;
+    let mut session = tree.session.clone();
+    session.leaf_id = path.last().map(|n| n.id.clone());
+    let loaded = Loaded {
+        project_root: store.get_project(&session.project_id)?.root,
+        session,
+        nodes: path
+            .into_iter()
+            .map(|n| {
+                let label = labels.get(n.id.as_str()).cloned().flatten();
+                (n, label)
+            })
+            .collect(),
+    };
+    match format {
+        ExportFormat::Jsonl => jsonl::write(&loaded),
+        ExportFormat::Markdown => Ok(markdown::write(&loaded, ExportScope::CurrentBranch)),
+        ExportFormat::Html => Ok(html::write(&loaded)),
+    }
+}
+
 /// Exports `session_id` (id or unique prefix) in `format`. Every format is UTF-8 text.
 pub fn export_session(
     store: &Store,

@@ -1,0 +1,86 @@
+//! Two branches of a session side by side: the paths to two nodes split at their deepest
+//! common node, each part below it with its entries, and the tokens and cost of each branch.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use super::view::{entries_of_path, BranchEntry};
+use super::{AppError, LiveSession};
+
+/// The paths to two nodes from where they part.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct BranchComparison {
+    pub session_id: String,
+    /// The deepest node both paths go through (`None`: they share no node).
+    pub ancestor_id: Option<String>,
+    /// How many nodes the two paths share (root down to the ancestor).
+    pub shared_nodes: usize,
+    pub left: ComparedBranch,
+    pub right: ComparedBranch,
+}
+
+/// One side of a [`BranchComparison`].
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct ComparedBranch {
+    /// The node the branch was compared at (resolved from an id or prefix).
+    pub node_id: String,
+    /// The nodes below the common ancestor down to `node_id`, in order.
+    pub entries: Vec<BranchEntry>,
+    /// Tokens and US dollars of the whole path, root to `node_id`.
+    pub tokens: u64,
+    pub cost: f64,
+    /// Tokens and US dollars of `entries` alone (what this branch added after the split).
+    pub own_tokens: u64,
+    pub own_cost: f64,
+}
+
+impl LiveSession {
+    /// Compares the branch ending at `left` with the one ending at `right` (ids or unique
+    /// prefixes of nodes of the current session).
+    pub fn compare_branches(&self, left: &str, right: &str) -> Result<BranchComparison, AppError> {
+        let recorder = self.recorder()?;
+        let session_id = recorder.session_id().ok_or(AppError::NothingToExport)?;
+        recorder.with_store(|store| {
+            let tree = store.session_tree(&session_id)?;
+            let usage = store.node_usage(&session_id)?;
+            let left_path = store.path_to(&session_id, left)?;
+            let right_path = store.path_to(&session_id, right)?;
+            let shared = left_path
+                .iter()
+                .zip(&right_path)
+                .take_while(|(a, b)| a.id == b.id)
+                .count();
+            let ancestor_id = shared
+                .checked_sub(1)
+                .and_then(|at| left_path.get(at))
+                .map(|node| node.id.clone());
+            let side = |path: Vec<arbor_store::Node>| -> Result<ComparedBranch, AppError> {
+                let node_id = path.last().map(|n| n.id.clone()).unwrap_or_default();
+                let sum = |ids: &mut dyn Iterator<Item = &str>| {
+                    ids.filter_map(|id| usage.get(id))
+                        .fold((0u64, 0f64), |(t, c), u| (t + u.tokens, c + u.cost))
+                };
+                let (tokens, cost) = sum(&mut path.iter().map(|n| n.id.as_str()));
+                let own: Vec<arbor_store::Node> = path.into_iter().skip(shared).collect();
+                let own_ids: HashSet<&str> = own.iter().map(|n| n.id.as_str()).collect();
+                let (own_tokens, own_cost) = sum(&mut own_ids.iter().copied());
+                Ok(ComparedBranch {
+                    node_id,
+                    entries: entries_of_path(&tree, own)?,
+                    tokens,
+                    cost,
+                    own_tokens,
+                    own_cost,
+                })
+            };
+            Ok(BranchComparison {
+                session_id: session_id.clone(),
+                ancestor_id,
+                shared_nodes: shared,
+                left: side(left_path)?,
+                right: side(right_path)?,
+            })
+        })
+    }
+}
