@@ -1,7 +1,10 @@
 //! End to end: the tree panel in the real app against the mock provider. A chat answered, the
 //! answer regenerated and the first message edited makes three branches; the panel shows three
 //! leaves with the current path marked; a click on another branch's leaf shows that branch in
-//! the chat; a click on a user message brings its text back into the composer.
+//! the chat; a click on a user message brings its text back into the composer. Then the two
+//! answers to the first message are compared (both sides with their cost), the offer to
+//! summarise the branch left behind is accepted (a branch-summary turn joins the path), and a
+//! search hit on the edited branch opens it with its turn selected in the tree.
 
 mod support;
 
@@ -72,14 +75,16 @@ async fn the_tree_shows_three_branches_and_goes_to_any_of_them() -> Result<()> {
         Script::new()
             .turn(Turn::text("First answer."))
             .turn(Turn::text("Regenerated answer."))
-            .turn(Turn::text("Answer to the edit.")),
+            .turn(Turn::text("Answer to the edit."))
+            .turn(Turn::text("Summary: the first answer was kept as a draft.")),
     )
     .await?;
     let data = tempfile::tempdir()?;
     let models = json!({"providers": {"mock": {
         "api": "openai-completions",
         "baseUrl": mock.url_for(WireApi::OpenAiCompletions),
-        "models": [{"id": "m1", "contextWindow": 32000}]
+        "models": [{"id": "m1", "contextWindow": 32000,
+                    "pricing": {"input": 3.0, "output": 15.0, "cacheRead": 0, "cacheWrite": 0}}]
     }}});
     std::fs::write(data.path().join("models.json"), models.to_string())?;
     let project = tempfile::tempdir()?;
@@ -250,5 +255,211 @@ async fn tree_run(session: &DesktopSession, root: &str, _data: &Path) -> Result<
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     session.screenshot("tree-edit-from-node.png").await?;
+
+    compare_and_summarise(session, &nodes).await?;
+    search_hit_selects_its_node(session).await
+}
+
+/// The tree node `id` once it shows (it may be redrawn at any moment).
+async fn node_attribute(client: &Client, id: &str, attribute: &str) -> Result<String> {
+    let value = client
+        .execute(
+            "const n = document.querySelector(`[data-testid=tree-node][data-node-id='${arguments[0]}']`); \
+             return n ? n.getAttribute(arguments[1]) : null;",
+            vec![json!(id), json!(attribute)],
+        )
+        .await?;
+    Ok(value.as_str().unwrap_or_default().to_owned())
+}
+
+/// The two answers to the first message: pick one as A, go to the other and compare them;
+/// then accept the offer to summarise the branch just left.
+async fn compare_and_summarise(
+    session: &DesktopSession,
+    nodes: &[(String, String, bool, bool)],
+) -> Result<()> {
+    let client = session.client();
+    let first_user = nodes
+        .iter()
+        .find(|n| n.1 == "user" && n.2)
+        .context("no user node on the path")?
+        .0
+        .clone();
+    // The answers under the first message: both leaves, neither under the edit.
+    let parents: serde_json::Value = client
+        .execute(
+            "return Object.fromEntries([...document.querySelectorAll('[data-testid=tree-node]')] \
+             .map(n => [n.dataset.nodeId, n.getAttribute('aria-label')]));",
+            vec![],
+        )
+        .await?;
+    let answers: Vec<String> = nodes
+        .iter()
+        .filter(|n| n.1 == "assistant" && n.3)
+        .filter(|n| {
+            let label = parents[&n.0].as_str().unwrap_or_default();
+            !label.contains("Answer to the edit")
+        })
+        .map(|n| n.0.clone())
+        .collect();
+    ensure!(
+        answers.len() == 2,
+        "two answers under the first message: {nodes:?}"
+    );
+
+    click_node(
+        client,
+        &format!("[data-testid=tree-node][data-node-id='{}']", answers[0]),
+    )
+    .await?;
+    click(
+        client,
+        "[data-testid=node-menu] [data-testid=compare-select]",
+    )
+    .await?;
+    element(client, "[data-testid=compare-pick]").await?;
+    click_node(
+        client,
+        &format!("[data-testid=tree-node][data-node-id='{}']", answers[1]),
+    )
+    .await?;
+    // Going from one answer to its sibling leaves a branch: the offer shows.
+    element(client, "[data-testid=summarize-offer]").await?;
+    wait_for_text(
+        client,
+        "[data-testid=node-menu] [data-testid=compare-select]",
+        "Compare with A",
+    )
+    .await?;
+    click(
+        client,
+        "[data-testid=node-menu] [data-testid=compare-select]",
+    )
+    .await?;
+    element(client, "[data-testid=compare-view]").await?;
+    let sides = client
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=compare-side]')].map(s => s.textContent);",
+            vec![],
+        )
+        .await?;
+    let sides: Vec<String> = serde_json::from_value(sides)?;
+    ensure!(sides.len() == 2, "two sides: {sides:?}");
+    for side in &sides {
+        ensure!(
+            side.contains('$') && side.contains("tokens") && side.contains("after the split"),
+            "a side without its cost: {side}"
+        );
+    }
+    let ancestor = wait_for_text(client, "[data-testid=compare-ancestor]", "hello").await?;
+    ensure!(!ancestor.contains("share no turns"), "{ancestor}");
+    let cells = client
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=compare-cell]')].map(c => [c.dataset.side, c.textContent]);",
+            vec![],
+        )
+        .await?;
+    let cells: Vec<(String, String)> = serde_json::from_value(cells)?;
+    let text_of_side = |side: &str| -> String {
+        cells
+            .iter()
+            .filter(|c| c.0 == side)
+            .map(|c| c.1.as_str())
+            .collect()
+    };
+    let (left, right) = (text_of_side("left"), text_of_side("right"));
+    ensure!(
+        (left.contains("First answer.") && right.contains("Regenerated answer."))
+            || (left.contains("Regenerated answer.") && right.contains("First answer.")),
+        "the compared answers: {left:?} / {right:?}"
+    );
+    session.screenshot("tree-compare.png").await?;
+    // Esc closes the view.
+    element(client, "[data-testid=compare-close]")
+        .await?
+        .send_keys("\u{e00c}")
+        .await?;
+    let deadline = Instant::now() + WAIT;
+    while client
+        .execute(
+            "const d = document.querySelector('[data-testid=compare-view]'); return !!d && d.open;",
+            vec![],
+        )
+        .await?
+        == json!(true)
+    {
+        ensure!(
+            Instant::now() < deadline,
+            "Esc did not close the compare view"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // Summarise the branch left behind: a branch-summary turn under the current answer.
+    session.screenshot("tree-summarize-offer.png").await?;
+    click(client, "[data-testid=summarize-accept]").await?;
+    element(client, "[data-testid=tree-node][data-kind=branch_summary]").await?;
+    let summary = element(client, "[data-testid=tree-node][data-kind=branch_summary]")
+        .await?
+        .attr("data-node-id")
+        .await?
+        .context("the summary node has no id")?;
+    let deadline = Instant::now() + WAIT;
+    while node_attribute(client, &summary, "data-on-path").await? != "true" {
+        ensure!(
+            Instant::now() < deadline,
+            "the summary is not on the current path"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    ensure!(
+        node_attribute(client, &first_user, "data-on-path").await? == "true",
+        "the first message left the path"
+    );
+    session.screenshot("tree-branch-summary.png").await?;
+    Ok(())
+}
+
+/// A search hit on another branch opens it and selects its node in the tree.
+async fn search_hit_selects_its_node(session: &DesktopSession) -> Result<()> {
+    let client = session.client();
+    element(client, "[data-testid=session-search]")
+        .await?
+        .send_keys("edit")
+        .await?;
+    let hit = element(client, "[data-testid=search-hit]").await?;
+    let node_id = hit
+        .attr("data-node-id")
+        .await?
+        .context("a search hit without a node id")?;
+    click_element(client, &hit).await?;
+    wait_for_text(
+        client,
+        "[data-testid=message][data-role=assistant]",
+        "Answer to the edit.",
+    )
+    .await?;
+    // The hit is the edited message or its answer; either way its turn is selected.
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let selected = client
+            .execute(
+                "const n = document.querySelector('[data-testid=tree-node][aria-selected=true]'); \
+                 return n ? [n.dataset.nodeId, n.getAttribute('aria-label')] : null;",
+                vec![],
+            )
+            .await?;
+        if let Some([id, label]) = serde_json::from_value::<Option<[String; 2]>>(selected)? {
+            if id == node_id || label.contains("edit") {
+                break;
+            }
+        }
+        ensure!(
+            Instant::now() < deadline,
+            "the hit's node {node_id} is not selected"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    session.screenshot("tree-search-hit.png").await?;
     Ok(())
 }

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
 use rusqlite::Connection;
 
 use crate::db::Store;
@@ -85,11 +86,12 @@ pub(crate) fn load_path(
         raw.kind = NodeKind::parse(&kind)?;
         raws.push(Some(raw));
     }
-    let index: HashMap<&str, usize> = raws
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| r.as_ref().map(|r| (r.id.as_str(), i)))
-        .collect();
+    let mut index: HashMap<&str, usize> = HashMap::with_capacity(raws.len());
+    index.extend(
+        raws.iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.as_ref().map(|r| (r.id.as_str(), i))),
+    );
     let get = |i: usize| raws[i].as_ref();
 
     // Walk leaf → root.
@@ -116,16 +118,33 @@ pub(crate) fn load_path(
         path
     };
     drop(index);
-    selected
+    let chosen = selected
         .into_iter()
         .map(|i| {
             raws[i]
                 .take()
-                .ok_or_else(|| StoreError::Corrupt("a node appears twice on a path".into()))?
-                .into_node(session)
+                .ok_or_else(|| StoreError::Corrupt("a node appears twice on a path".into()))
         })
-        .collect()
+        .collect::<Result<Vec<RawNode>>>()?;
+    // Checking each node's JSON is a third of the work on a long path: spread it over the
+    // cores (a 10,000-node path measured 9 ms on one core).
+    if chosen.len() < PARALLEL_FROM {
+        chosen
+            .into_iter()
+            .map(|raw| raw.into_node(session))
+            .collect()
+    } else {
+        chosen
+            .into_par_iter()
+            .with_min_len(PARALLEL_FROM / 2)
+            .map(|raw| raw.into_node(session))
+            .collect()
+    }
 }
+
+/// Paths shorter than this are checked on the calling thread (spreading costs more than it
+/// saves).
+const PARALLEL_FROM: usize = 512;
 
 /// Applies the compaction rule to a root-first path of row indices.
 fn compact_path<'a>(

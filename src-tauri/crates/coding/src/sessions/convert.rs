@@ -5,6 +5,7 @@ use arbor_llm::{
     AssistantContent, AssistantMessage, StopReason, ToolResultMessage, UserContent, UserMessage,
 };
 use arbor_store::{NewNode, Node, NodeKind};
+use rayon::prelude::*;
 use serde::Deserialize;
 
 use tagged::tagged;
@@ -125,15 +126,25 @@ pub fn node_to_message(node: &Node) -> Result<Option<AgentMessage>, serde_json::
 }
 
 /// The conversation for the agent from a store context (root first).
+///
+/// A long context is parsed on every core: parsing is most of what resuming a long session costs
+/// (a 10,000-node context measured 23 ms on one core).
 pub fn context_messages(nodes: &[Node]) -> Result<Vec<AgentMessage>, serde_json::Error> {
-    let mut messages = Vec::with_capacity(nodes.len());
-    for node in nodes {
-        if let Some(message) = node_to_message(node)? {
-            messages.push(message);
-        }
+    if nodes.len() < PARALLEL_FROM {
+        return nodes
+            .iter()
+            .filter_map(|node| node_to_message(node).transpose())
+            .collect();
     }
-    Ok(messages)
+    nodes
+        .par_iter()
+        .with_min_len(PARALLEL_FROM / 2)
+        .filter_map(|node| node_to_message(node).transpose())
+        .collect()
 }
+
+/// Contexts shorter than this are parsed on the calling thread.
+const PARALLEL_FROM: usize = 512;
 
 fn summary_message(preamble: &str, summary: &str) -> AgentMessage {
     AgentMessage::User(UserMessage::text(format!(
