@@ -17,6 +17,7 @@ fn generate(dir: &Path) -> Result<()> {
     arbor_coding::app::SessionView::export_all(&cfg)?;
     arbor_coding::app::SessionListItem::export_all(&cfg)?;
     arbor_coding::app::SessionTreeView::export_all(&cfg)?;
+    arbor_coding::app::SessionTreeDelta::export_all(&cfg)?;
     arbor_coding::app::NodeVisit::export_all(&cfg)?;
     arbor_coding::app::BranchComparison::export_all(&cfg)?;
     arbor_coding::app::ModelGroup::export_all(&cfg)?;

@@ -59,6 +59,7 @@ pub fn run() -> Result<(), tauri::Error> {
             session_commands::regenerate,
             session_commands::open_branch,
             tree_commands::session_tree,
+            tree_commands::session_tree_since,
             tree_commands::visit_node,
             tree_commands::label_node,
             tree_commands::fork_at,

@@ -3,7 +3,8 @@
 //! branch, and summarising the branch the user left).
 
 use arbor_coding::app::{
-    blocking, BranchComparison, BranchEntry, NodeVisit, SessionTreeView, SessionView,
+    blocking, BranchComparison, BranchEntry, NodeVisit, SessionTreeDelta, SessionTreeView,
+    SessionView,
 };
 use arbor_coding::export::ExportFormat;
 use tauri::{State, Window};
@@ -23,6 +24,17 @@ pub async fn session_tree(
     state: State<'_, DesktopState>,
 ) -> Result<SessionTreeView> {
     with_session(&state, &window, |s| s.tree_view()).await
+}
+
+/// The nodes stored since the panel read `since` of them, with the current leaf: a growing chat
+/// sends only what is new.
+#[tauri::command]
+pub async fn session_tree_since(
+    window: Window,
+    state: State<'_, DesktopState>,
+    since: usize,
+) -> Result<SessionTreeDelta> {
+    with_session(&state, &window, move |s| s.tree_since(since)).await
 }
 
 /// Goes to a node of the tree (a user message comes back for editing).

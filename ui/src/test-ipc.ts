@@ -119,6 +119,8 @@ export function fakeIpc(original: typeof import('./ipc')) {
     saveSettings: vi.fn(async (settings: Settings) => settings),
     addCustomEndpoint: vi.fn(async () => KEYS),
     sessionTree: vi.fn(async () => TREE),
+    // Unknown to the fake: the panel then reads the whole tree.
+    sessionTreeSince: vi.fn(async () => ({ session_id: null, leaf_id: null, from: 0, nodes: [] })),
     labelNode: vi.fn(async (nodeId: string, label: string) => ({
       ...TREE,
       nodes: TREE.nodes.map((n) => (n.id === nodeId ? { ...n, label: label || null } : n)),

@@ -8,6 +8,7 @@ import type {
   BranchComparison,
   BranchEntry,
   NodeVisit,
+  SessionTreeDelta,
   SessionTreeView,
   CloneForm,
   CloneProgress,
@@ -265,6 +266,11 @@ export function cancelClone(): Promise<void> {
 /** The window's session as a tree (the tree panel). */
 export function sessionTree(): Promise<SessionTreeView> {
   return call(() => invoke<SessionTreeView>('session_tree'));
+}
+
+/** The nodes stored since the panel read `since` of them, with the current leaf. */
+export function sessionTreeSince(since: number): Promise<SessionTreeDelta> {
+  return call(() => invoke<SessionTreeDelta>('session_tree_since', { since }));
 }
 
 /** Goes to a node: the branch it is on is shown; a user message's text comes back for editing. */

@@ -42,5 +42,6 @@ export type { CloneForm } from './generated/CloneForm';
 export type { ClonePhase } from './generated/ClonePhase';
 export type { CloneProgress } from './generated/CloneProgress';
 export type { NodeVisit } from './generated/NodeVisit';
+export type { SessionTreeDelta } from './generated/SessionTreeDelta';
 export type { SessionTreeView } from './generated/SessionTreeView';
 export type { TreeNodeView } from './generated/TreeNodeView';

@@ -5,6 +5,7 @@ import {
   centreOn,
   fitView,
   fromMinimap,
+  MIN_SCALE,
   minimapOf,
   minimapViewport,
   READABLE,
@@ -34,6 +35,13 @@ describe('pan and zoom', () => {
     expect(current && top && current.x * top.k + top.x).toBeCloseTo(200);
     expect(fitView(big, 400, 600, true)?.k).toBeLessThan(READABLE);
     expect(fitView(big, 0, 0, true)).toBeNull();
+    // Too big even at the smallest zoom: Fit shows the current turn's neighbourhood at it.
+    const huge = layoutTurns(buildTurns({ session_id: 's', leaf_id: 'a2000', nodes: fan(4000) }));
+    const around = fitView(huge, 400, 600, true);
+    expect(around?.k).toBe(MIN_SCALE);
+    const leaf = huge.nodes.find((p) => p.node.id === 'a2000');
+    expect(leaf && around && leaf.x * around.k + around.x).toBeCloseTo(200);
+    expect(leaf && around && leaf.y * around.k + around.y).toBeCloseTo(300);
   });
 
   it('zooms about a point and centres on one', () => {

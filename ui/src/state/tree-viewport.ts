@@ -6,10 +6,14 @@ import { NODE_HEIGHT, NODE_WIDTH, type Layout, type Viewport } from './tree';
 /** Below this scale node text is too small to read: fitting then centres the current turn. */
 export const READABLE = 0.6;
 
+/** The smallest zoom: nodes are still shapes, and a screenful stays a few hundred of them. */
+export const MIN_SCALE = 0.15;
+
 /**
  * The whole layout in a `width` × `height` panel (`whole`: the Fit button) or, when that would
  * be too small to read, the top of the tree around the current turn (the first view of a
- * session). `null` before there is anything to fit.
+ * session). A tree too big to fit even at the smallest zoom is shown at that zoom around the
+ * current turn. `null` before there is anything to fit.
  */
 export function fitView(
   layout: Layout,
@@ -20,15 +24,23 @@ export function fitView(
   if (layout.nodes.length === 0 || width === 0) return null;
   const spanX = layout.maxX - layout.minX + NODE_WIDTH + 40;
   const spanY = layout.maxY - layout.minY + NODE_HEIGHT + 40;
-  const all = Math.max(0.05, Math.min(1, width / spanX, height / spanY));
-  if (whole || all >= READABLE) {
+  const fits = Math.min(1, width / spanX, height / spanY);
+  const current = layout.nodes.find((placed) => placed.node.current) ?? layout.nodes[0];
+  if ((whole && fits >= MIN_SCALE) || fits >= READABLE) {
     return {
-      k: all,
-      x: width / 2 - ((layout.minX + layout.maxX) / 2) * all,
-      y: 20 + (NODE_HEIGHT / 2) * all - layout.minY * all,
+      k: fits,
+      x: width / 2 - ((layout.minX + layout.maxX) / 2) * fits,
+      y: 20 + (NODE_HEIGHT / 2) * fits - layout.minY * fits,
     };
   }
-  const current = layout.nodes.find((placed) => placed.node.current) ?? layout.nodes[0];
+  if (whole) {
+    return {
+      k: MIN_SCALE,
+      x: width / 2 - current.x * MIN_SCALE,
+      y: height / 2 - current.y * MIN_SCALE,
+    };
+  }
+  // Too big to read whole: the top of the tree, centred on the current turn's column.
   return {
     k: READABLE,
     x: width / 2 - current.x * READABLE,
@@ -38,7 +50,7 @@ export function fitView(
 
 /** Zooms by `factor` keeping the screen point (`cx`, `cy`) where it is. */
 export function zoomAt(view: Viewport, factor: number, cx: number, cy: number): Viewport {
-  const k = Math.max(0.15, Math.min(2.5, view.k * factor));
+  const k = Math.max(MIN_SCALE, Math.min(2.5, view.k * factor));
   const ratio = k / view.k;
   return { k, x: cx - (cx - view.x) * ratio, y: cy - (cy - view.y) * ratio };
 }

@@ -5,6 +5,7 @@ import {
   collapseRuns,
   layoutTurns,
   leftBranch,
+  mergeDelta,
   neighbour,
   NODE_WIDTH,
   RUN_MIN,
@@ -267,5 +268,34 @@ describe('branches left and where a turn ends', () => {
     expect(turnEnd(tree, 'a1')).toBe('t2');
     expect(turnEnd(tree, 'a2')).toBe('a2');
     expect(turnEnd(tree, 'u1')).toBe('u1');
+  });
+});
+
+describe('nodes stored since the last read', () => {
+  const known = view([node('u1', null, 'user'), node('a1', 'u1', 'assistant')], 'a1');
+
+  it('appends them and moves the leaf', () => {
+    const merged = mergeDelta(known, {
+      session_id: 's1',
+      leaf_id: 'a2',
+      from: 2,
+      nodes: [node('u2', 'a1', 'user'), node('a2', 'u2', 'assistant')],
+    });
+    expect(merged?.nodes.map((n) => n.id)).toEqual(['u1', 'a1', 'u2', 'a2']);
+    expect(merged?.leaf_id).toBe('a2');
+    // The known nodes are the same objects: nothing before them is read again.
+    expect(merged?.nodes[0]).toBe(known.nodes[0]);
+  });
+
+  it('keeps the tree itself when nothing changed, and moves only the leaf on a visit', () => {
+    expect(mergeDelta(known, { session_id: 's1', leaf_id: 'a1', from: 2, nodes: [] })).toBe(known);
+    const moved = mergeDelta(known, { session_id: 's1', leaf_id: 'u1', from: 2, nodes: [] });
+    expect(moved?.leaf_id).toBe('u1');
+    expect(moved?.nodes).toBe(known.nodes);
+  });
+
+  it('refuses a delta of another session or another count', () => {
+    expect(mergeDelta(known, { session_id: 's2', leaf_id: null, from: 2, nodes: [] })).toBeNull();
+    expect(mergeDelta(known, { session_id: 's1', leaf_id: 'a1', from: 1, nodes: [] })).toBeNull();
   });
 });

@@ -4,7 +4,7 @@
 // with the current path marked, long single-child runs collapsed into one segment, and a tidy
 // tree layout from d3-hierarchy.
 import { hierarchy, tree as tidyTree } from 'd3-hierarchy';
-import type { NodeKind, SessionTreeView, TreeNodeView } from '../ipc/wire';
+import type { NodeKind, SessionTreeDelta, SessionTreeView, TreeNodeView } from '../ipc/wire';
 
 export type TurnKind = 'user' | 'assistant' | 'compaction' | 'branch_summary';
 
@@ -48,6 +48,22 @@ function markerOf(node: TreeNodeView): string | null {
   if (node.kind === 'model_change') return `model: ${node.first_line}`;
   if (node.kind === 'thinking_level_change') return `thinking: ${node.first_line}`;
   return null;
+}
+
+/**
+ * `tree` with the nodes stored since it was read (`delta`, the nodes from index `delta.from`
+ * on) appended and the leaf moved; `null` when the delta is not for this tree (another session,
+ * or another count of known nodes): read the whole tree then. No new node and the same leaf
+ * give `tree` itself.
+ */
+export function mergeDelta(tree: SessionTreeView, delta: SessionTreeDelta): SessionTreeView | null {
+  if (delta.session_id !== tree.session_id || delta.from !== tree.nodes.length) return null;
+  if (delta.nodes.length === 0 && delta.leaf_id === tree.leaf_id) return tree;
+  return {
+    session_id: tree.session_id,
+    leaf_id: delta.leaf_id,
+    nodes: delta.nodes.length === 0 ? tree.nodes : [...tree.nodes, ...delta.nodes],
+  };
 }
 
 /** Folds the stored nodes into turns (no collapsing yet). */

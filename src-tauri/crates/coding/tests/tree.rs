@@ -193,3 +193,36 @@ async fn summarising_the_branch_left_behind_adds_one_summary_on_the_new_branch()
     let view = session.view().unwrap();
     assert_eq!(view.entries.last().unwrap().node_id, two_again);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panel_that_knows_some_nodes_gets_only_the_ones_stored_since() {
+    let (setup, session, [_one, _q2, two, two_again]) = two_branches().await;
+    let whole = session.tree_view().unwrap();
+    assert_eq!(whole.nodes.len(), 5);
+    let none_new = session.tree_since(whole.nodes.len()).unwrap();
+    assert_eq!(none_new.from, 5);
+    assert!(none_new.nodes.is_empty());
+    assert_eq!(none_new.leaf_id.as_deref(), Some(two_again.as_str()));
+
+    setup.mock.push_turn(Turn::text("Three."));
+    assert_eq!(run(&session, "third question").await, RunStatus::Completed);
+    let delta = session.tree_since(whole.nodes.len()).unwrap();
+    assert_eq!(delta.from, 5);
+    let kinds: Vec<NodeKind> = delta.nodes.iter().map(|n| n.kind).collect();
+    assert_eq!(kinds, [NodeKind::User, NodeKind::Assistant]);
+    assert_eq!(
+        delta.nodes[0].parent_id.as_deref(),
+        Some(two_again.as_str())
+    );
+    assert_eq!(delta.leaf_id.as_ref(), Some(&delta.nodes[1].id));
+    // The appended nodes are exactly the whole tree's tail.
+    let now = session.tree_view().unwrap();
+    assert_eq!(now.nodes[5..], delta.nodes[..]);
+
+    // Past the end: nothing, from the end. A visit moves only the leaf.
+    assert_eq!(session.tree_since(99).unwrap().from, 7);
+    session.visit_node(&two).unwrap();
+    let moved = session.tree_since(7).unwrap();
+    assert!(moved.nodes.is_empty());
+    assert_eq!(moved.leaf_id.as_deref(), Some(two.as_str()));
+}

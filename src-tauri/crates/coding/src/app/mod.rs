@@ -59,7 +59,7 @@ pub use live::{request_options, LiveSession, SessionConfig, SessionStart};
 pub use project::{check_folder, ProjectError, ProjectFolder};
 pub use selection::{select, ModelRequest, Selection, SelectionError};
 pub use settings::{Settings, SettingsError};
-pub use tree_view::{NodeVisit, SessionTreeView, TreeNodeView};
+pub use tree_view::{NodeVisit, SessionTreeDelta, SessionTreeView, TreeNodeView};
 pub use user_config::{KeyStatusList, KeychainProblem, GITHUB_TOKEN_VARIABLES};
 pub use view::{BranchEntry, SessionState, SessionView};
 

@@ -38,6 +38,19 @@ pub struct SessionTreeView {
     pub nodes: Vec<TreeNodeView>,
 }
 
+/// The nodes stored since a tree panel last read the tree: `nodes` are the session's nodes from
+/// index `from` on (nodes are never removed and always listed in the order they were stored, so
+/// a panel that knows `from` nodes appends these), with the current leaf. A panel that knows
+/// another session, or another count, reads the whole tree instead.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+pub struct SessionTreeDelta {
+    pub session_id: Option<String>,
+    pub leaf_id: Option<String>,
+    /// How many nodes the session had before `nodes`.
+    pub from: usize,
+    pub nodes: Vec<TreeNodeView>,
+}
+
 /// Where going to a node landed: the branch shown, and the text of a user message gone to
 /// (handed back for editing: sending it makes a sibling branch).
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
@@ -89,6 +102,19 @@ impl LiveSession {
                     }
                 })
                 .collect(),
+        })
+    }
+
+    /// The nodes from index `since` on (see [`SessionTreeDelta`]); `since` past the end gives
+    /// none.
+    pub fn tree_since(&self, since: usize) -> Result<SessionTreeDelta, AppError> {
+        let mut tree = self.tree_view()?;
+        let from = since.min(tree.nodes.len());
+        Ok(SessionTreeDelta {
+            session_id: tree.session_id,
+            leaf_id: tree.leaf_id,
+            from,
+            nodes: tree.nodes.split_off(from),
         })
     }
 
