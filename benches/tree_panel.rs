@@ -259,6 +259,28 @@ async fn measure(session: &DesktopSession, root: &str, session_id: &str) -> Resu
         &mut clicks,
         150.0,
     );
+    // Where that time goes: the branch's view over IPC alone (Rust builds it, the webview parses
+    // it), without showing it.
+    let mut views = Vec::new();
+    for _ in 0..5 {
+        let figure = client
+            .execute_async(
+                "const done = arguments[0]; const t = performance.now(); \
+                 window.__TAURI_INTERNALS__.invoke('session_view').then((view) => \
+                   done([performance.now() - t, view.entries.length, JSON.stringify(view).length]));",
+                vec![],
+            )
+            .await?;
+        views.push(figure);
+    }
+    let mut ms: Vec<f64> = views.iter().filter_map(|v| v[0].as_f64()).collect();
+    let (median, _, _) = spread(&mut ms);
+    println!(
+        "  of which the branch's view over IPC (session_view: {} entries, {:.1} MB of JSON): \
+         median {median:.0} ms",
+        views[0][1],
+        views[0][2].as_f64().unwrap_or(0.0) / 1e6
+    );
     session.screenshot("bench-tree-navigated.png").await?;
     report_dom(client, "after navigating").await
 }

@@ -355,10 +355,12 @@ async fn compare_and_summarise(
     ensure!(!ancestor.contains("share no turns"), "{ancestor}");
     let cells = client
         .execute(
-            "return [...document.querySelectorAll('[data-testid=compare-cell]')].map(c => [c.dataset.side, c.textContent]);",
+            "return [...document.querySelectorAll('[data-testid=compare-cell]')] \
+             .filter(c => c.getBoundingClientRect().height > 0).map(c => [c.dataset.side, c.textContent]);",
             vec![],
         )
         .await?;
+    // Only cells that take room on screen count (a collapsed table once hid them all).
     let cells: Vec<(String, String)> = serde_json::from_value(cells)?;
     let text_of_side = |side: &str| -> String {
         cells

@@ -15,6 +15,7 @@ fn generate(dir: &Path) -> Result<()> {
     let cfg = Config::new().with_large_int("number").with_out_dir(dir);
     arbor_protocol::SessionEvent::export_all(&cfg)?;
     arbor_coding::app::SessionView::export_all(&cfg)?;
+    arbor_coding::app::BranchPage::export_all(&cfg)?;
     arbor_coding::app::SessionListItem::export_all(&cfg)?;
     arbor_coding::app::SessionTreeView::export_all(&cfg)?;
     arbor_coding::app::SessionTreeDelta::export_all(&cfg)?;

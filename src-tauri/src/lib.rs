@@ -58,6 +58,7 @@ pub fn run() -> Result<(), tauri::Error> {
             session_commands::edit_message,
             session_commands::regenerate,
             session_commands::open_branch,
+            session_commands::earlier_entries,
             tree_commands::session_tree,
             tree_commands::session_tree_since,
             tree_commands::visit_node,

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use arbor_coding::app::{
-    blocking, AppError, LiveSession, ModelGroup, ModelRequest, SessionConfig, SessionListItem,
-    SessionStart, SessionState, SessionView,
+    blocking, AppError, BranchPage, LiveSession, ModelGroup, ModelRequest, SessionConfig,
+    SessionListItem, SessionStart, SessionState, SessionView,
 };
 use arbor_coding::DEFAULT_TOOLS;
 use arbor_llm::{ImageContent, ThinkingLevel};
@@ -154,6 +154,17 @@ pub async fn regenerate(
     let live = session.read_owned().await;
     blocking(move || live.regenerate_at(node_id.as_deref()).map(drop)).await??;
     Ok(())
+}
+
+/// Entries of the branch shown just before `before` (the chat scrolled back past its view).
+#[tauri::command]
+pub async fn earlier_entries(
+    window: Window,
+    state: State<'_, DesktopState>,
+    before: String,
+    count: usize,
+) -> Result<BranchPage> {
+    with_session(&state, &window, move |s| s.earlier_entries(&before, count)).await
 }
 
 #[tauri::command]

@@ -36,7 +36,13 @@ export const STATE: SessionState = {
   cost: 0.0123,
 };
 
-export const EMPTY_VIEW: SessionView = { session_id: null, title: null, entries: [], state: STATE };
+export const EMPTY_VIEW: SessionView = {
+  session_id: null,
+  title: null,
+  entries: [],
+  earlier: 0,
+  state: STATE,
+};
 
 export const REPO: ProjectInfo = {
   id: 'p1',
@@ -246,6 +252,7 @@ export function landedAt(tree: SessionTreeView, nodeId: string): NodeVisit {
     view: {
       session_id: tree.session_id,
       title: 'fix',
+      earlier: 0,
       entries: pathTo(tree, leaf).map((n) => entryOf(tree, n)),
       state: STATE,
     },

@@ -7,6 +7,7 @@ import type {
   AppInfo,
   BranchComparison,
   BranchEntry,
+  BranchPage,
   NodeVisit,
   SessionTreeDelta,
   SessionTreeView,
@@ -155,6 +156,11 @@ export function editMessage(nodeId: string, message: string): Promise<void> {
 /** Asks again for the answer `nodeId` (`null`: the branch's last answer). */
 export function regenerate(nodeId: string | null): Promise<void> {
   return call(() => invoke<void>('regenerate', { nodeId }));
+}
+
+/** Up to `count` entries of the branch shown just before the node `before` (scrolling back). */
+export function earlierEntries(before: string, count: number): Promise<BranchPage> {
+  return call(() => invoke<BranchPage>('earlier_entries', { before, count }));
 }
 
 /** Moves to another branch: the leaf of the subtree under `nodeId`. */

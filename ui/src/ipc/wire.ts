@@ -8,6 +8,7 @@ export type { AssistantEvent } from './generated/AssistantEvent';
 export type { AssistantMessage } from './generated/AssistantMessage';
 export type { BranchComparison } from './generated/BranchComparison';
 export type { BranchEntry } from './generated/BranchEntry';
+export type { BranchPage } from './generated/BranchPage';
 export type { ComparedBranch } from './generated/ComparedBranch';
 export type { CodingEvent } from './generated/CodingEvent';
 export type { ImageContent } from './generated/ImageContent';

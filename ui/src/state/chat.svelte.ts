@@ -3,7 +3,14 @@
 // creation and the end of a run apply at once so nothing waits a frame to be exact.
 import * as ipc from '../ipc';
 import type { SessionEvent, SessionState, SessionView, ThinkingLevel } from '../ipc/wire';
-import { applyEvents, fromView, truncateFrom, type ChatItem, type ChatModel } from './chat';
+import {
+  applyEvents,
+  fromView,
+  prependPage,
+  truncateFrom,
+  type ChatItem,
+  type ChatModel,
+} from './chat';
 
 /** Events that end something the user waits on: applied without waiting for a frame. */
 const FLUSH_NOW = new Set<SessionEvent['type']>([
@@ -80,6 +87,20 @@ export class ChatStore {
     this.flush();
     this.model = fromView(view, this.model ?? undefined);
     this.listVersion++;
+  }
+
+  /** Reads up to `count` entries of the branch before the first item; how many came. */
+  async loadEarlier(count: number): Promise<number> {
+    const model = this.model;
+    const first = model?.items.find((item) => item.nodeId)?.nodeId;
+    if (!model || !first || model.earlier === 0) return 0;
+    const page = await ipc.earlierEntries(first, count);
+    // Only if the chat is still where it asked from.
+    if (this.model?.sessionId !== model.sessionId || this.model.items[0] !== model.items[0]) {
+      return 0;
+    }
+    this.model = prependPage(this.model, page);
+    return this.model.items.length - model.items.length;
   }
 
   /** After a run: the stored branch is the truth (node ids, siblings, context use, cost). */

@@ -6,6 +6,7 @@ import {
   applyEvent,
   applyEvents,
   fromView,
+  prependPage,
   truncateFrom,
   type AssistantItem,
   type ChatModel,
@@ -33,7 +34,7 @@ function recording(name: string): SessionEvent[] {
 const STATE: SessionState = { ...FAKE_STATE, tools: ['read'], context_tokens: 0, cost: 0 };
 
 function empty(): ChatModel {
-  return fromView({ session_id: null, title: null, entries: [], state: STATE });
+  return fromView({ session_id: null, title: null, entries: [], earlier: 0, state: STATE });
 }
 
 function assistants(model: ChatModel): AssistantItem[] {
@@ -133,6 +134,7 @@ describe('stored views', () => {
   const view: SessionView = {
     session_id: 's1',
     title: 'A chat',
+    earlier: 0,
     state: STATE,
     entries: [
       {
@@ -207,11 +209,32 @@ describe('stored views', () => {
     expect(again.items.map((i) => i.key)).toEqual(first.items.map((i) => i.key));
   });
 
+  it('of a long branch carry its tail; earlier pages go before, and stay on refresh', () => {
+    const tail: SessionView = { ...view, entries: view.entries.slice(1), earlier: 1 };
+    const model = fromView(tail);
+    expect(model.earlier).toBe(1);
+    expect(model.items.map((item) => item.nodeId)).toEqual(['a1', 'c']);
+
+    const whole = prependPage(model, { entries: view.entries.slice(0, 1), earlier: 0 });
+    expect(whole.earlier).toBe(0);
+    expect(whole.items.map((item) => item.nodeId)).toEqual(['u1', 'a1', 'c']);
+    expect(whole.items[1]).toBe(model.items[0]);
+    expect(whole.tools.c1).toBeDefined();
+
+    // The same tail read again (after a run): what was read before it stays.
+    const refreshed = fromView(tail, whole);
+    expect(refreshed.items.map((item) => item.nodeId)).toEqual(['u1', 'a1', 'c']);
+    expect(refreshed.earlier).toBe(0);
+    // Another session's view does not inherit it.
+    expect(fromView({ ...tail, session_id: 's2' }, whole).items).toHaveLength(2);
+  });
+
   it('a streamed message keeps its key once stored', () => {
     const streamed = applyEvents(empty(), recording('markdown'));
     const stored: SessionView = {
       session_id: streamed.sessionId,
       title: 'hello',
+      earlier: 0,
       state: STATE,
       entries: streamed.items.map((item) => ({
         node_id: item.nodeId ?? '',

@@ -9,6 +9,7 @@ import type {
   AssistantContent,
   AssistantMessage,
   BranchEntry,
+  BranchPage,
   ImageContent,
   JsonValue,
   LlmError,
@@ -96,6 +97,8 @@ export interface ChatModel {
   /** The item whose `node_appended` comes next (it follows its `message_end`). */
   awaitingNode: string | null;
   nextKey: number;
+  /** Entries of the branch before `items` that the window has not read (see `prependPage`). */
+  earlier: number;
 }
 
 /** Live tool output kept for display; the full result arrives with `tool_execution_end`. */
@@ -162,6 +165,15 @@ export function fromView(view: SessionView, previous?: ChatModel): ChatModel {
     // Unchanged stored items keep their identity, so their components do not re-render.
     items.push(old && sameItem(old, item) ? old : item);
   }
+  // A view carries the tail of a long branch: earlier items read before on the same branch stay.
+  let earlier = view.earlier;
+  const first = view.entries[0]?.node_id;
+  const at = first && previous?.sessionId === view.session_id ? indexOfNode(previous, first) : -1;
+  if (at > 0 && previous) {
+    items.unshift(...previous.items.slice(0, at));
+    earlier = previous.earlier;
+    for (const [id, tool] of Object.entries(previous.tools)) tools[id] ??= tool;
+  }
   return {
     sessionId: view.session_id,
     title: view.title,
@@ -174,6 +186,28 @@ export function fromView(view: SessionView, previous?: ChatModel): ChatModel {
     runError: previous?.running === false ? previous.runError : null,
     awaitingNode: null,
     nextKey,
+    earlier,
+  };
+}
+
+function indexOfNode(model: ChatModel, nodeId: string): number {
+  return model.items.findIndex((item) => item.nodeId === nodeId);
+}
+
+/** `model` with a page of earlier entries of its branch put before its items. */
+export function prependPage(model: ChatModel, page: BranchPage): ChatModel {
+  const head = fromView({
+    session_id: model.sessionId,
+    title: model.title,
+    entries: page.entries,
+    earlier: page.earlier,
+    state: model.state,
+  });
+  return {
+    ...model,
+    items: [...head.items, ...model.items],
+    tools: { ...head.tools, ...model.tools },
+    earlier: page.earlier,
   };
 }
 

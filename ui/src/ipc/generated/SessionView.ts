@@ -3,10 +3,15 @@ import type { BranchEntry } from "./BranchEntry";
 import type { SessionState } from "./SessionState";
 
 /**
- * The current branch of a session, root to leaf, and the session's state.
+ * The current branch of a session, root to leaf (its last [`VIEW_TAIL`] entries), and the
+ * session's state.
  */
 export type SessionView = { 
 /**
  * `None` before the first message of a new session.
  */
-session_id: string | null, title: string | null, entries: Array<BranchEntry>, state: SessionState, };
+session_id: string | null, title: string | null, entries: Array<BranchEntry>, 
+/**
+ * How many entries of the branch come before `entries` (not sent).
+ */
+earlier: number, state: SessionState, };

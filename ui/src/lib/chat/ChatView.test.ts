@@ -25,6 +25,7 @@ const USAGE = {
 const VIEW: SessionView = {
   session_id: 's1',
   title: 'Greetings',
+  earlier: 0,
   state: STATE,
   entries: [
     {

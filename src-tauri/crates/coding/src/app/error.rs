@@ -69,6 +69,8 @@ pub enum AppError {
     NotAUserMessage(String),
     #[error("{0} is not an answer of the model: only answers can be regenerated")]
     NotAnAnswer(String),
+    #[error("{0} is not on the branch shown: open its branch first")]
+    NotOnBranch(String),
     #[error("a background task failed: {0}")]
     Task(String),
 }
@@ -108,6 +110,7 @@ impl AppError {
             AppError::NoProject => "no_project",
             AppError::NotAWebLink(_) => "invalid_link",
             AppError::NotAUserMessage(_) | AppError::NotAnAnswer(_) => "invalid_node",
+            AppError::NotOnBranch(_) => "not_on_branch",
             AppError::Task(_) => "internal",
         }
     }

@@ -61,7 +61,7 @@ pub use selection::{select, ModelRequest, Selection, SelectionError};
 pub use settings::{Settings, SettingsError};
 pub use tree_view::{NodeVisit, SessionTreeDelta, SessionTreeView, TreeNodeView};
 pub use user_config::{KeyStatusList, KeychainProblem, GITHUB_TOKEN_VARIABLES};
-pub use view::{BranchEntry, SessionState, SessionView};
+pub use view::{BranchEntry, BranchPage, SessionState, SessionView, VIEW_TAIL};
 
 /// Reads an environment variable (injected so tests do not depend on the process's).
 pub type EnvReader = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;

@@ -12,14 +12,30 @@ use super::AppError;
 use crate::compaction::tokens::context_tokens;
 use crate::sessions::node_to_message;
 
-/// The current branch of a session, root to leaf, and the session's state.
+/// How many entries, from the end of the branch, a [`SessionView`] carries (a little more when
+/// the cut would separate tool results from the call before them). A 10,000-node branch would
+/// otherwise cross to the window as megabytes of JSON on every visit; the chat asks for the
+/// entries before these with [`LiveSession::earlier_entries`] when the user scrolls back.
+pub const VIEW_TAIL: usize = 200;
+
+/// The current branch of a session, root to leaf (its last [`VIEW_TAIL`] entries), and the
+/// session's state.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct SessionView {
     /// `None` before the first message of a new session.
     pub session_id: Option<String>,
     pub title: Option<String>,
     pub entries: Vec<BranchEntry>,
+    /// How many entries of the branch come before `entries` (not sent).
+    pub earlier: usize,
     pub state: SessionState,
+}
+
+/// Entries of the current branch before a given one: `entries`, and how many come before them.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct BranchPage {
+    pub entries: Vec<BranchEntry>,
+    pub earlier: usize,
 }
 
 /// One node on the current branch.
@@ -117,16 +133,26 @@ impl LiveSession {
                 session_id: None,
                 title: None,
                 entries: Vec::new(),
+                earlier: 0,
                 state,
             });
         };
-        let entries = recorder.with_store(|store| branch_entries(store, &session.id))?;
+        let page = recorder.with_store(|store| branch_page(store, &session.id, None, VIEW_TAIL))?;
         Ok(SessionView {
             session_id: Some(session.id),
             title: Some(session.title),
-            entries,
+            entries: page.entries,
+            earlier: page.earlier,
             state,
         })
+    }
+
+    /// Up to `count` entries of the current branch just before `before` (a node id on it), for
+    /// a chat that scrolls back past what its view carried.
+    pub fn earlier_entries(&self, before: &str, count: usize) -> Result<BranchPage, AppError> {
+        let recorder = self.recorder()?;
+        let session_id = recorder.session_id().ok_or(AppError::NothingToExport)?;
+        recorder.with_store(|store| branch_page(store, &session_id, Some(before), count))
     }
 
     /// Moves to the most recent leaf under `node_id` (a sibling a switcher chose) and loads
@@ -140,13 +166,39 @@ impl LiveSession {
     }
 }
 
-fn branch_entries(store: &Store, session_id: &str) -> Result<Vec<BranchEntry>, AppError> {
+/// Up to `count` entries of the current branch ending just before `before` (`None`: at the
+/// leaf). The start moves back over tool results, so each comes with the call it answers.
+fn branch_page(
+    store: &Store,
+    session_id: &str,
+    before: Option<&str>,
+    count: usize,
+) -> Result<BranchPage, AppError> {
     let tree = store.session_tree(session_id)?;
     let Some(leaf) = tree.session.leaf_id.as_deref() else {
-        return Ok(Vec::new());
+        return Ok(BranchPage {
+            entries: Vec::new(),
+            earlier: 0,
+        });
     };
-    let path = store.path_to(session_id, leaf)?;
-    entries_of_path(&tree, path)
+    let mut path = store.path_to(session_id, leaf)?;
+    let end = match before {
+        None => path.len(),
+        Some(id) => path
+            .iter()
+            .position(|node| node.id == id)
+            .ok_or_else(|| AppError::NotOnBranch(id.to_owned()))?,
+    };
+    let mut start = end.saturating_sub(count);
+    while start > 0 && path[start].kind == NodeKind::ToolResult {
+        start -= 1;
+    }
+    path.truncate(end);
+    let page = path.split_off(start);
+    Ok(BranchPage {
+        entries: entries_of_path(&tree, page)?,
+        earlier: start,
+    })
 }
 
 /// `path` (nodes of `tree`, in order) as entries with their labels and siblings.

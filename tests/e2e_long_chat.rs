@@ -1,0 +1,117 @@
+//! End to end: a long stored chat in the real app. The window receives only the tail of the
+//! branch (`VIEW_TAIL` entries) and shows its last messages; "Show earlier" first reveals what
+//! it holds, then reads the rest from the store page by page until the first question is shown.
+
+mod support;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{ensure, Context, Result};
+use serde_json::json;
+
+use support::desktop::DesktopSession;
+use support::ui::{click, element, type_path_and_open, WAIT};
+
+const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
+const MESSAGES: usize = 500;
+
+/// Imports a generated `MESSAGES`-message session (alternating questions and answers).
+fn import_long_session(data: &Path, root: &Path) -> Result<()> {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/bench/long-session.mjs");
+    let output = std::process::Command::new("node")
+        .arg(script)
+        .arg(MESSAGES.to_string())
+        .arg(root)
+        .output()
+        .context("running node scripts/bench/long-session.mjs")?;
+    ensure!(
+        output.status.success(),
+        "long-session.mjs failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let app = arbor_coding::app::ArborApp::open(Some(data))?;
+    let store = app.session_store()?;
+    arbor_coding::export::import_jsonl(&store, &output.stdout, root)?;
+    Ok(())
+}
+
+/// (number of messages in the DOM, text of the first one).
+async fn messages(client: &fantoccini::Client) -> Result<(usize, String)> {
+    let read = client
+        .execute(
+            "const m = document.querySelectorAll('[data-testid=message]'); \
+             return [m.length, m.length ? m[0].textContent : ''];",
+            vec![],
+        )
+        .await?;
+    Ok(serde_json::from_value(read)?)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_chat_shows_its_tail_and_reads_earlier_messages_on_request() -> Result<()> {
+    let data = tempfile::tempdir()?;
+    let models = json!({"providers": {"mock": {
+        "api": "openai-completions",
+        "baseUrl": "http://127.0.0.1:9/v1",
+        "models": [{"id": "m1", "contextWindow": 200000}]
+    }}});
+    std::fs::write(data.path().join("models.json"), models.to_string())?;
+    let project = tempfile::tempdir()?;
+    let root = std::fs::canonicalize(project.path())?;
+    import_long_session(data.path(), &root)?;
+    let root = root.to_str().context("temp path is not UTF-8")?.to_owned();
+    let session =
+        DesktopSession::start(APP, &[("ARBOR_DATA_DIR", data.path().as_os_str())]).await?;
+    let outcome = long_chat(&session, &root).await;
+    if outcome.is_err() {
+        session.save_failure_artifacts("long-chat").await;
+    }
+    outcome?;
+    session.stop().await
+}
+
+async fn long_chat(session: &DesktopSession, root: &str) -> Result<()> {
+    let client = session.client();
+    type_path_and_open(client, root).await?;
+    element(client, "[data-testid=message][data-node-id]").await?;
+    let (shown, first) = messages(client).await?;
+    ensure!(
+        shown < MESSAGES && !first.contains("Question 0:"),
+        "the window shows {shown} messages from {first:?}"
+    );
+    // Reveal, then read from the store, until the first question is there.
+    let deadline = Instant::now() + WAIT;
+    let mut read_from_store = false;
+    loop {
+        let (count, first) = messages(client).await?;
+        if first.contains("Question 0:") {
+            ensure!(count == MESSAGES, "{count} messages once the first is shown");
+            break;
+        }
+        ensure!(Instant::now() < deadline, "never reached the first message ({count} shown)");
+        let stored = client
+            .execute(
+                "return !!document.querySelector('[data-testid=load-earlier]');",
+                vec![],
+            )
+            .await?;
+        if stored == json!(true) {
+            read_from_store = true;
+            session.screenshot("long-chat-load-earlier.png").await?;
+            click(client, "[data-testid=load-earlier]").await?;
+        } else {
+            click(client, ".earlier").await?;
+        }
+        // Wait for the count to change before the next press.
+        let before = count;
+        let settle = Instant::now() + WAIT;
+        while messages(client).await?.0 == before {
+            ensure!(Instant::now() < settle, "pressing Show earlier changed nothing");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    ensure!(read_from_store, "the window never asked the store for earlier messages");
+    session.screenshot("long-chat-first-message.png").await?;
+    Ok(())
+}
