@@ -18,7 +18,10 @@ const MESSAGES: usize = 500;
 
 /// Imports a generated `MESSAGES`-message session (alternating questions and answers).
 fn import_long_session(data: &Path, root: &Path) -> Result<()> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/bench/long-session.mjs");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scripts/bench/long-session.mjs"
+    );
     let output = std::process::Command::new("node")
         .arg(script)
         .arg(MESSAGES.to_string())
@@ -86,10 +89,16 @@ async fn long_chat(session: &DesktopSession, root: &str) -> Result<()> {
     loop {
         let (count, first) = messages(client).await?;
         if first.contains("Question 0:") {
-            ensure!(count == MESSAGES, "{count} messages once the first is shown");
+            ensure!(
+                count == MESSAGES,
+                "{count} messages once the first is shown"
+            );
             break;
         }
-        ensure!(Instant::now() < deadline, "never reached the first message ({count} shown)");
+        ensure!(
+            Instant::now() < deadline,
+            "never reached the first message ({count} shown)"
+        );
         let stored = client
             .execute(
                 "return !!document.querySelector('[data-testid=load-earlier]');",
@@ -107,11 +116,17 @@ async fn long_chat(session: &DesktopSession, root: &str) -> Result<()> {
         let before = count;
         let settle = Instant::now() + WAIT;
         while messages(client).await?.0 == before {
-            ensure!(Instant::now() < settle, "pressing Show earlier changed nothing");
+            ensure!(
+                Instant::now() < settle,
+                "pressing Show earlier changed nothing"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
-    ensure!(read_from_store, "the window never asked the store for earlier messages");
+    ensure!(
+        read_from_store,
+        "the window never asked the store for earlier messages"
+    );
     session.screenshot("long-chat-first-message.png").await?;
     Ok(())
 }

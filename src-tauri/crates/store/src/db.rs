@@ -25,6 +25,10 @@ pub const APPLICATION_ID: i32 = 0x4152_4252;
 const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init", include_str!("../migrations/0001_init.sql")),
     ("0002_fts", include_str!("../migrations/0002_fts.sql")),
+    (
+        "0003_outline",
+        include_str!("../migrations/0003_outline.sql"),
+    ),
 ];
 
 /// The schema version this build creates and understands (`PRAGMA user_version`).

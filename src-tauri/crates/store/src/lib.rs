@@ -13,7 +13,7 @@
 //! in `PRAGMA user_version`; `PRAGMA application_id` marks the file as Arbor's, so a foreign or
 //! corrupt file is refused ([`StoreError::NotArborDatabase`]) instead of being modified.
 //!
-//! # Schema (version 2)
+//! # Schema (version 3)
 //!
 //! ```text
 //! projects  id PK, root UNIQUE, origin_url, created_at, last_opened_at
@@ -24,7 +24,9 @@
 //!           session_id → sessions ON DELETE CASCADE, parent_id (→ a node of the same session;
 //!           NULL = a root), kind, role, content JSON, text, usage JSON, aborted,
 //!           first_kept_id (compaction only, → a node of the same session), tokens_before,
-//!           created_at; INDEX (session_id, parent_id)
+//!           created_at; INDEX (session_id, parent_id); covering INDEX nodes_outline
+//!           (session_id, kind, id, parent_id, usage): the outline, usage and per-session
+//!           figures never read a row's content or text
 //! labels    node_id PK (→ a node of session_id), session_id, label, created_at
 //! nodes_fts FTS5 external-content table over nodes.text (rowid = nodes.seq), kept in step by
 //!           triggers; search joins back to nodes / sessions / projects for filtering
@@ -77,8 +79,8 @@ pub use db::{Store, APPLICATION_ID, BUSY_TIMEOUT, DB_FILE_NAME, SCHEMA_VERSION};
 pub use error::{Result, StoreError};
 pub use import::{ImportedNode, ImportedSession};
 pub use model::{
-    NewNode, Node, NodeKind, Project, SearchHit, SearchOptions, Session, SessionSummary,
-    SessionTree, TreeNode,
+    NewNode, Node, NodeKind, OutlineNode, Project, SearchHit, SearchOptions, Session,
+    SessionSummary, SessionTree, TreeNode,
 };
 pub use search::fts_query;
 pub use stats::{NodeUsage, SessionStats};

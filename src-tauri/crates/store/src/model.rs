@@ -281,6 +281,16 @@ pub struct TreeNode {
     pub created_at: i64,
 }
 
+/// A node of a session's outline: where it hangs, what it is and its label, nothing read from
+/// its content (see [`Store::session_outline`](crate::Store::session_outline)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutlineNode {
+    pub id: String,
+    pub parent_id: Option<String>,
+    pub kind: NodeKind,
+    pub label: Option<String>,
+}
+
 /// All nodes of a session, parents before children, siblings oldest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionTree {

@@ -173,6 +173,22 @@ impl Store {
             .query_row([id], node_from_row)?)
     }
 
+    /// The nodes with these exact ids, in the order given (a page of a branch).
+    pub fn get_nodes(&self, ids: &[String]) -> Result<Vec<Node>> {
+        let sql = format!("SELECT {NODE_COLS} FROM nodes n WHERE n.id = ?1");
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        ids.iter()
+            .map(|id| {
+                stmt.query_row([id], node_from_row)
+                    .optional()?
+                    .ok_or_else(|| StoreError::NotFound {
+                        kind: "node",
+                        id: id.clone(),
+                    })
+            })
+            .collect()
+    }
+
     /// Sets (or with `None` / blank text, removes) the label of a node of `session_id`.
     /// Labels live beside the tree and do not move the leaf.
     pub fn set_label(&self, session_id: &str, node: &str, label: Option<&str>) -> Result<()> {

@@ -33,7 +33,7 @@ impl Store {
                           + coalesce(json_extract(usage, '$.cache_read'), 0)
                           + coalesce(json_extract(usage, '$.cache_write'), 0),
                         coalesce(json_extract(usage, '$.cost.total'), 0.0)
-                 FROM nodes WHERE session_id = ?1 AND usage IS NOT NULL",
+                 FROM nodes INDEXED BY nodes_outline WHERE session_id = ?1 AND usage IS NOT NULL",
             )?;
             let rows = stmt.query_map([session_id], |r| {
                 Ok((
@@ -53,9 +53,9 @@ impl Store {
         self.read(|c| {
             let mut stmt = c.prepare_cached(
                 "SELECT s.id,
-                        count(n.id) FILTER (WHERE n.kind IN ('user', 'assistant')),
+                        count(n.kind) FILTER (WHERE n.kind IN ('user', 'assistant')),
                         coalesce(sum(json_extract(n.usage, '$.cost.total')), 0.0)
-                 FROM sessions s LEFT JOIN nodes n ON n.session_id = s.id
+                 FROM sessions s LEFT JOIN nodes n INDEXED BY nodes_outline ON n.session_id = s.id
                  WHERE s.project_id = ?1
                  GROUP BY s.id",
             )?;

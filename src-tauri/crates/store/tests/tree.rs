@@ -2,7 +2,7 @@
 
 mod common;
 
-use arbor_store::{NewNode, NodeKind, SearchOptions};
+use arbor_store::{NewNode, NodeKind, SearchOptions, StoreError};
 use common::{assistant, msg, session, temp_store, texts, user};
 use serde_json::json;
 
@@ -287,6 +287,42 @@ fn fork_copies_the_path_into_a_new_session() {
     let empty = store.create_session(&p.id, None, None).unwrap();
     let f2 = store.fork_session(&empty.id, None).unwrap();
     assert!(store.session_tree(&f2.id).unwrap().nodes.is_empty());
+}
+
+#[test]
+fn the_outline_matches_the_tree_and_nodes_come_back_by_id_in_order() {
+    let (dir, store) = temp_store();
+    let (_p, s) = session(&store, &dir);
+    let u = user(&store, &s.id, "q");
+    let a = assistant(&store, &s.id, "a");
+    store.set_leaf(&s.id, Some(&u.id)).unwrap();
+    let b = assistant(&store, &s.id, "b");
+    store.set_label(&s.id, &a.id, Some("first")).unwrap();
+
+    let (session, outline) = store.session_outline(&s.id).unwrap();
+    assert_eq!(session.leaf_id.as_deref(), Some(b.id.as_str()));
+    let tree = store.session_tree(&s.id).unwrap();
+    let from_tree: Vec<_> = tree
+        .nodes
+        .iter()
+        .map(|n| (n.id.clone(), n.parent_id.clone(), n.kind, n.label.clone()))
+        .collect();
+    let from_outline: Vec<_> = outline
+        .iter()
+        .map(|n| (n.id.clone(), n.parent_id.clone(), n.kind, n.label.clone()))
+        .collect();
+    assert_eq!(from_outline, from_tree);
+    assert_eq!(outline[1].label.as_deref(), Some("first"));
+
+    let nodes = store.get_nodes(&[b.id.clone(), u.id.clone()]).unwrap();
+    assert_eq!(nodes, [b.clone(), u.clone()]);
+    let missing = store
+        .get_nodes(&[u.id.clone(), "01900000-0000-7000-8000-00000000dead".into()])
+        .unwrap_err();
+    assert!(
+        matches!(missing, StoreError::NotFound { .. }),
+        "{missing:?}"
+    );
 }
 
 #[test]

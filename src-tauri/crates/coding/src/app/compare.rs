@@ -42,7 +42,7 @@ impl LiveSession {
         let recorder = self.recorder()?;
         let session_id = recorder.session_id().ok_or(AppError::NothingToExport)?;
         recorder.with_store(|store| {
-            let tree = store.session_tree(&session_id)?;
+            let (_, outline) = store.session_outline(&session_id)?;
             let usage = store.node_usage(&session_id)?;
             let left_path = store.path_to(&session_id, left)?;
             let right_path = store.path_to(&session_id, right)?;
@@ -67,7 +67,7 @@ impl LiveSession {
                 let (own_tokens, own_cost) = sum(&mut own_ids.iter().copied());
                 Ok(ComparedBranch {
                     node_id,
-                    entries: entries_of_path(&tree, own)?,
+                    entries: entries_of_path(&outline, own)?,
                     tokens,
                     cost,
                     own_tokens,

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use arbor_protocol::AgentMessage;
-use arbor_store::{NodeKind, Store};
+use arbor_store::{NodeKind, OutlineNode, Store};
 use serde::Serialize;
 
 use super::live::LiveSession;
@@ -167,21 +167,22 @@ impl LiveSession {
 }
 
 /// Up to `count` entries of the current branch ending just before `before` (`None`: at the
-/// leaf). The start moves back over tool results, so each comes with the call it answers.
+/// leaf). The start moves back over tool results, so each comes with the call it answers. The
+/// branch is walked on the session's outline; only the page's nodes are read whole.
 fn branch_page(
     store: &Store,
     session_id: &str,
     before: Option<&str>,
     count: usize,
 ) -> Result<BranchPage, AppError> {
-    let tree = store.session_tree(session_id)?;
-    let Some(leaf) = tree.session.leaf_id.as_deref() else {
+    let (session, outline) = store.session_outline(session_id)?;
+    let Some(leaf) = session.leaf_id.as_deref() else {
         return Ok(BranchPage {
             entries: Vec::new(),
             earlier: 0,
         });
     };
-    let mut path = store.path_to(session_id, leaf)?;
+    let path = path_in_outline(&outline, leaf)?;
     let end = match before {
         None => path.len(),
         Some(id) => path
@@ -193,22 +194,51 @@ fn branch_page(
     while start > 0 && path[start].kind == NodeKind::ToolResult {
         start -= 1;
     }
-    path.truncate(end);
-    let page = path.split_off(start);
+    let ids: Vec<String> = path[start..end].iter().map(|n| n.id.clone()).collect();
     Ok(BranchPage {
-        entries: entries_of_path(&tree, page)?,
+        entries: entries_of_path(&outline, store.get_nodes(&ids)?)?,
         earlier: start,
     })
 }
 
-/// `path` (nodes of `tree`, in order) as entries with their labels and siblings.
+/// The outline's nodes from the root down to `leaf`, root first.
+fn path_in_outline<'a>(
+    outline: &'a [OutlineNode],
+    leaf: &str,
+) -> Result<Vec<&'a OutlineNode>, AppError> {
+    let by_id: HashMap<&str, &OutlineNode> = outline.iter().map(|n| (n.id.as_str(), n)).collect();
+    let mut path = Vec::new();
+    let mut at = Some(leaf);
+    while let Some(id) = at {
+        let node = by_id
+            .get(id)
+            .copied()
+            .ok_or_else(|| arbor_store::StoreError::NotFound {
+                kind: "node",
+                id: id.to_owned(),
+            })?;
+        if path.len() > outline.len() {
+            return Err(arbor_store::StoreError::Corrupt(format!(
+                "the parent links of the session form a cycle at {id}"
+            ))
+            .into());
+        }
+        path.push(node);
+        at = node.parent_id.as_deref();
+    }
+    path.reverse();
+    Ok(path)
+}
+
+/// `path` (nodes of the session whose `outline` is given, in order) as entries with their
+/// labels and siblings.
 pub(super) fn entries_of_path(
-    tree: &arbor_store::SessionTree,
+    outline: &[OutlineNode],
     path: Vec<arbor_store::Node>,
 ) -> Result<Vec<BranchEntry>, AppError> {
     let mut children: HashMap<Option<&str>, Vec<(&str, NodeKind)>> = HashMap::new();
     let mut labels = HashMap::new();
-    for node in &tree.nodes {
+    for node in outline {
         children
             .entry(node.parent_id.as_deref())
             .or_default()
