@@ -6,6 +6,9 @@ import { NODE_HEIGHT, NODE_WIDTH, type Layout, type Viewport } from './tree';
 /** Below this scale node text is too small to read: fitting then centres the current turn. */
 export const READABLE = 0.6;
 
+/** Below this zoom node text could not be read: nodes are drawn as boxes only. */
+export const DETAIL_SCALE = 0.35;
+
 /** The smallest zoom: nodes are still shapes, and a screenful stays a few hundred of them. */
 export const MIN_SCALE = 0.15;
 
