@@ -90,8 +90,15 @@ async fn the_tree_shows_three_branches_and_goes_to_any_of_them() -> Result<()> {
     let project = tempfile::tempdir()?;
     let root = std::fs::canonicalize(project.path())?;
     let root = root.to_str().context("temp path is not UTF-8")?.to_owned();
-    let session =
-        DesktopSession::start(APP, &[("ARBOR_DATA_DIR", data.path().as_os_str())]).await?;
+    // In the dark theme: the other suites see the light one.
+    let session = DesktopSession::start(
+        APP,
+        &[
+            ("ARBOR_DATA_DIR", data.path().as_os_str()),
+            ("GTK_THEME", "Adwaita:dark".as_ref()),
+        ],
+    )
+    .await?;
     let outcome = tree_run(&session, &root, data.path()).await;
     if outcome.is_err() {
         session.save_failure_artifacts("tree").await;
