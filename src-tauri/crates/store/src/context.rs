@@ -60,7 +60,7 @@ pub(crate) fn load_path(
     let mut stmt = c.prepare_cached(
         "SELECT id, parent_id, kind, role, content, text, usage, aborted, first_kept_id,
                 tokens_before, created_at
-         FROM nodes WHERE session_id = ?1",
+         FROM nodes INDEXED BY nodes_outline WHERE session_id = ?1",
     )?;
     let rows = stmt.query_map([session], |r| {
         Ok((

@@ -25,8 +25,9 @@
 //!           NULL = a root), kind, role, content JSON, text, usage JSON, aborted,
 //!           first_kept_id (compaction only, → a node of the same session), tokens_before,
 //!           created_at; INDEX (session_id, parent_id); covering INDEX nodes_outline
-//!           (session_id, kind, id, parent_id, usage): the outline, usage and per-session
-//!           figures never read a row's content or text
+//!           (session_id, seq, kind, id, parent_id, usage): the outline, usage and per-session
+//!           figures never read a row's content or text, and whole rows of a session are read
+//!           in insertion order
 //! labels    node_id PK (→ a node of session_id), session_id, label, created_at
 //! nodes_fts FTS5 external-content table over nodes.text (rowid = nodes.seq), kept in step by
 //!           triggers; search joins back to nodes / sessions / projects for filtering
