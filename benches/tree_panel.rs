@@ -25,9 +25,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
 use fantoccini::Client;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use support::desktop::DesktopSession;
+use support::generated::{import_generated, numbers, spread};
 use support::ui::{click, element, type_path_and_open, WAIT};
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
@@ -127,7 +128,7 @@ async fn run() -> Result<()> {
     let root = std::fs::canonicalize(project.path())?;
     let root_text = root.to_str().context("temp path is not UTF-8")?.to_owned();
     let started = Instant::now();
-    let session_id = import_tree_session(data.path(), &root)?;
+    let session_id = import_generated("tree-session.mjs", NODES, data.path(), &root)?;
     println!(
         "generated and imported a {NODES}-node session in {:.1} s",
         started.elapsed().as_secs_f64()
@@ -141,29 +142,6 @@ async fn run() -> Result<()> {
     }
     outcome?;
     session.stop().await
-}
-
-/// Imports the generated branching session into the project; returns its id.
-fn import_tree_session(data: &std::path::Path, root: &std::path::Path) -> Result<String> {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/scripts/bench/tree-session.mjs"
-    );
-    let output = std::process::Command::new("node")
-        .arg(script)
-        .arg(NODES.to_string())
-        .arg(root)
-        .output()
-        .context("running node scripts/bench/tree-session.mjs")?;
-    ensure!(
-        output.status.success(),
-        "tree-session.mjs failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let app = arbor_coding::app::ArborApp::open(Some(data))?;
-    let store = app.session_store()?;
-    let session = arbor_coding::export::import_jsonl(&store, &output.stdout, root)?;
-    Ok(session.id)
 }
 
 async fn measure(session: &DesktopSession, root: &str, session_id: &str) -> Result<()> {
@@ -314,23 +292,6 @@ fn report(what: &str, values: &mut [f64], target: f64) {
         "{what}: median {median:.0} ms over {} (min {min:.0}, max {max:.0}; target < {target:.0} ms)",
         values.len()
     );
-}
-
-/// Median, 99th percentile and maximum of `values` (sorted in place).
-fn spread(values: &mut [f64]) -> (f64, f64, f64) {
-    if values.is_empty() {
-        return (0.0, 0.0, 0.0);
-    }
-    values.sort_by(f64::total_cmp);
-    let at = |p: f64| values[((values.len() - 1) as f64 * p).round() as usize];
-    (at(0.5), at(0.99), at(1.0))
-}
-
-fn numbers(value: &Value) -> Vec<f64> {
-    value
-        .as_array()
-        .map(|items| items.iter().filter_map(Value::as_f64).collect())
-        .unwrap_or_default()
 }
 
 /// Waits for `window[name]` to hold both times; returns painted − clicked in ms.

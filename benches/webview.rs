@@ -24,6 +24,7 @@ use fantoccini::Client;
 use serde_json::{json, Value};
 
 use support::desktop::DesktopSession;
+use support::generated::{import_generated, numbers, spread};
 use support::ui::{click, click_element, element, type_path_and_open};
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
@@ -153,7 +154,12 @@ async fn run() -> Result<()> {
     let project = tempfile::tempdir()?;
     let root = std::fs::canonicalize(project.path())?;
     let root_text = root.to_str().context("temp path is not UTF-8")?.to_owned();
-    let long_session = import_long_session(data.path(), &root)?;
+    let long_session = import_generated(
+        "long-session.mjs",
+        LONG_SESSION_MESSAGES,
+        data.path(),
+        &root,
+    )?;
 
     let session =
         DesktopSession::start(APP, &[("ARBOR_DATA_DIR", data.path().as_os_str())]).await?;
@@ -163,29 +169,6 @@ async fn run() -> Result<()> {
     }
     outcome?;
     session.stop().await
-}
-
-/// Imports a generated 2,000-message session into the project; returns its id.
-fn import_long_session(data: &std::path::Path, root: &std::path::Path) -> Result<String> {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/scripts/bench/long-session.mjs"
-    );
-    let output = std::process::Command::new("node")
-        .arg(script)
-        .arg(LONG_SESSION_MESSAGES.to_string())
-        .arg(root)
-        .output()
-        .context("running node scripts/bench/long-session.mjs")?;
-    ensure!(
-        output.status.success(),
-        "long-session.mjs failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let app = arbor_coding::app::ArborApp::open(Some(data))?;
-    let store = app.session_store()?;
-    let session = arbor_coding::export::import_jsonl(&store, &output.stdout, root)?;
-    Ok(session.id)
 }
 
 async fn measure(
@@ -276,23 +259,6 @@ async fn measure(
         opened[opened.len() - 1]
     );
     Ok(())
-}
-
-/// Median, 99th percentile and maximum of `values` (sorted in place).
-fn spread(values: &mut [f64]) -> (f64, f64, f64) {
-    if values.is_empty() {
-        return (0.0, 0.0, 0.0);
-    }
-    values.sort_by(f64::total_cmp);
-    let at = |p: f64| values[((values.len() - 1) as f64 * p).round() as usize];
-    (at(0.5), at(0.99), at(1.0))
-}
-
-fn numbers(value: &Value) -> Vec<f64> {
-    value
-        .as_array()
-        .map(|items| items.iter().filter_map(Value::as_f64).collect())
-        .unwrap_or_default()
 }
 
 fn report_stream(stream: &Value, received: u64, finished: u64, chars: usize) -> Result<()> {

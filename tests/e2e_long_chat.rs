@@ -4,40 +4,17 @@
 
 mod support;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
 use serde_json::json;
 
 use support::desktop::DesktopSession;
+use support::generated::import_generated;
 use support::ui::{click, element, type_path_and_open, WAIT};
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 const MESSAGES: usize = 500;
-
-/// Imports a generated `MESSAGES`-message session (alternating questions and answers).
-fn import_long_session(data: &Path, root: &Path) -> Result<()> {
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/scripts/bench/long-session.mjs"
-    );
-    let output = std::process::Command::new("node")
-        .arg(script)
-        .arg(MESSAGES.to_string())
-        .arg(root)
-        .output()
-        .context("running node scripts/bench/long-session.mjs")?;
-    ensure!(
-        output.status.success(),
-        "long-session.mjs failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let app = arbor_coding::app::ArborApp::open(Some(data))?;
-    let store = app.session_store()?;
-    arbor_coding::export::import_jsonl(&store, &output.stdout, root)?;
-    Ok(())
-}
 
 /// (number of messages in the DOM, text of the first one).
 async fn messages(client: &fantoccini::Client) -> Result<(usize, String)> {
@@ -62,7 +39,7 @@ async fn a_long_chat_shows_its_tail_and_reads_earlier_messages_on_request() -> R
     std::fs::write(data.path().join("models.json"), models.to_string())?;
     let project = tempfile::tempdir()?;
     let root = std::fs::canonicalize(project.path())?;
-    import_long_session(data.path(), &root)?;
+    import_generated("long-session.mjs", MESSAGES, data.path(), &root)?;
     let root = root.to_str().context("temp path is not UTF-8")?.to_owned();
     let session =
         DesktopSession::start(APP, &[("ARBOR_DATA_DIR", data.path().as_os_str())]).await?;

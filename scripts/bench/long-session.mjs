@@ -2,24 +2,16 @@
 // docs) of one session with N messages — alternating user questions and Markdown answers with
 // code blocks — for the desktop benchmark.
 // Usage: node scripts/bench/long-session.mjs N PROJECT_ROOT > session.jsonl
-import { randomUUID } from 'node:crypto';
+import {
+  countAndRoot,
+  newId as randomUUID,
+  USAGE as usage,
+  writeSession,
+} from './session-jsonl.mjs';
 
-const count = Number(process.argv[2] ?? 2000);
-const root = process.argv[3];
-if (!Number.isInteger(count) || count < 2 || !root) {
-  console.error('usage: node scripts/bench/long-session.mjs N PROJECT_ROOT');
-  process.exit(2);
-}
-
+const [count, root] = countAndRoot('long-session.mjs', 2000, 2);
 const session = randomUUID();
 const start = Date.now() - count * 1000;
-const usage = {
-  input: 1200,
-  output: 300,
-  cache_read: 0,
-  cache_write: 0,
-  cost: { input: 0.0036, output: 0.0045, cache_read: 0, cache_write: 0, total: 0.0081 },
-};
 const nodes = [];
 let parent = null;
 for (let i = 0; i < count; i++) {
@@ -60,10 +52,8 @@ for (let i = 0; i < count; i++) {
   });
   parent = id;
 }
-const header = {
-  type: 'arbor_session',
-  version: 1,
-  session: {
+writeSession(
+  {
     id: session,
     title: `A long session (${count} messages)`,
     title_is_custom: true,
@@ -75,5 +65,5 @@ const header = {
     project_root: root,
     node_count: count,
   },
-};
-process.stdout.write([header, ...nodes].map((line) => JSON.stringify(line)).join('\n') + '\n');
+  nodes,
+);

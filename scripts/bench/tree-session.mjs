@@ -4,24 +4,16 @@
 // nodes a side branch (a regenerated answer that goes on for one to three turns and stops).
 // The current leaf is the end of the main line.
 // Usage: node scripts/bench/tree-session.mjs N PROJECT_ROOT > session.jsonl
-import { randomUUID } from 'node:crypto';
+import {
+  countAndRoot,
+  newId as randomUUID,
+  USAGE as usage,
+  writeSession,
+} from './session-jsonl.mjs';
 
-const count = Number(process.argv[2] ?? 10000);
-const root = process.argv[3];
-if (!Number.isInteger(count) || count < 8 || !root) {
-  console.error('usage: node scripts/bench/tree-session.mjs N PROJECT_ROOT');
-  process.exit(2);
-}
-
+const [count, root] = countAndRoot('tree-session.mjs', 10000, 8);
 const session = randomUUID();
 const start = Date.now() - count * 1000;
-const usage = {
-  input: 1200,
-  output: 300,
-  cache_read: 0,
-  cache_write: 0,
-  cost: { input: 0.0036, output: 0.0045, cache_read: 0, cache_write: 0, total: 0.0081 },
-};
 const nodes = [];
 
 function body(seed, bytes) {
@@ -67,7 +59,12 @@ const answer = (text, calls = []) => ({
 /** One turn under `parent` (4 nodes); returns its last node. */
 function turn(parent, n, tag) {
   const question = `Question ${n}${tag}: why does the parser reject input number ${n}?`;
-  let at = push(parent, 'user', { role: 'user', content: [{ type: 'text', text: question }] }, question);
+  let at = push(
+    parent,
+    'user',
+    { role: 'user', content: [{ type: 'text', text: question }] },
+    question,
+  );
   const callId = `call_${n}${tag}`;
   const reading = `Let me read src/parser_${n}.rs first.`;
   at = push(
@@ -110,10 +107,8 @@ while (nodes.length < count) {
 const kept = nodes.slice(0, count);
 const ids = new Set(kept.map((node) => node.id));
 const leaf = ids.has(main) ? main : kept.filter((node) => node.kind === 'assistant').at(-1).id;
-const header = {
-  type: 'arbor_session',
-  version: 1,
-  session: {
+writeSession(
+  {
     id: session,
     title: `A branching session (${count} nodes)`,
     title_is_custom: true,
@@ -125,5 +120,5 @@ const header = {
     project_root: root,
     node_count: count,
   },
-};
-process.stdout.write([header, ...kept].map((line) => JSON.stringify(line)).join('\n') + '\n');
+  kept,
+);
