@@ -1,0 +1,119 @@
+//! Differences between two snapshots: the files changed with their line counts, and unified
+//! diffs.
+
+use git2::{Delta, Diff, DiffFindOptions, DiffFormat, DiffOptions, Patch};
+use serde::Serialize;
+
+use super::{SnapshotError, SnapshotId, Snapshots};
+
+/// How a file differs between two snapshots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeStatus {
+    Added,
+    Deleted,
+    Modified,
+    Renamed,
+    /// Only its mode changed (the executable bit, or a file became a link).
+    ModeChanged,
+}
+
+/// One file that differs, with the lines added and removed (0 and 0 for binary files).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileChange {
+    pub path: String,
+    /// A renamed file's path before.
+    pub old_path: Option<String>,
+    pub status: ChangeStatus,
+    pub added: usize,
+    pub removed: usize,
+    pub binary: bool,
+}
+
+impl Snapshots {
+    /// The files that differ from `from` (`None`: an empty workspace) to `to`, by path.
+    pub fn changes(
+        &self,
+        from: Option<&SnapshotId>,
+        to: &SnapshotId,
+    ) -> Result<Vec<FileChange>, SnapshotError> {
+        let diff = self.diff(from, to)?;
+        let mut changes = Vec::new();
+        for (index, delta) in diff.deltas().enumerate() {
+            let path = |file: git2::DiffFile<'_>| {
+                file.path()
+                    .map(|p| p.to_string_lossy().replace('\\', "/"))
+                    .unwrap_or_default()
+            };
+            let new_path = path(delta.new_file());
+            let old_path = path(delta.old_file());
+            let status = match delta.status() {
+                Delta::Added | Delta::Copied => ChangeStatus::Added,
+                Delta::Deleted => ChangeStatus::Deleted,
+                Delta::Renamed => ChangeStatus::Renamed,
+                Delta::Typechange => ChangeStatus::ModeChanged,
+                Delta::Modified if delta.old_file().id() == delta.new_file().id() => {
+                    ChangeStatus::ModeChanged
+                }
+                _ => ChangeStatus::Modified,
+            };
+            let binary = delta.flags().is_binary();
+            let (added, removed) = match Patch::from_diff(&diff, index)? {
+                Some(patch) if !binary => {
+                    let (_, added, removed) = patch.line_stats()?;
+                    (added, removed)
+                }
+                _ => (0, 0),
+            };
+            changes.push(FileChange {
+                path: if status == ChangeStatus::Deleted {
+                    old_path.clone()
+                } else {
+                    new_path
+                },
+                old_path: (status == ChangeStatus::Renamed).then_some(old_path),
+                status,
+                added,
+                removed,
+                binary,
+            });
+        }
+        changes.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(changes)
+    }
+
+    /// The unified diff (git's patch format) from `from` (`None`: empty) to `to`.
+    pub fn unified_diff(
+        &self,
+        from: Option<&SnapshotId>,
+        to: &SnapshotId,
+    ) -> Result<String, SnapshotError> {
+        let diff = self.diff(from, to)?;
+        let mut text = String::new();
+        diff.print(DiffFormat::Patch, |_, _, line| {
+            if matches!(line.origin(), '+' | '-' | ' ') {
+                text.push(line.origin());
+            }
+            text.push_str(&String::from_utf8_lossy(line.content()));
+            true
+        })?;
+        Ok(text)
+    }
+
+    fn diff(&self, from: Option<&SnapshotId>, to: &SnapshotId) -> Result<Diff<'_>, SnapshotError> {
+        let tree = |id: &SnapshotId| {
+            self.repo
+                .find_tree(id.oid()?)
+                .map_err(|_| SnapshotError::UnknownSnapshot(id.0.clone()))
+        };
+        let old = from.map(tree).transpose()?;
+        let new = tree(to)?;
+        let mut options = DiffOptions::new();
+        options.include_typechange(true);
+        let mut diff = self
+            .repo
+            .diff_tree_to_tree(old.as_ref(), Some(&new), Some(&mut options))?;
+        diff.find_similar(Some(DiffFindOptions::new().renames(true)))?;
+        Ok(diff)
+    }
+}

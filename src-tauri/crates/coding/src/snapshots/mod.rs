@@ -1,0 +1,255 @@
+//! Code state for the conversation tree: snapshots of a workspace in a private git object store,
+//! the differences between two of them, and bringing a workspace back to one — undoably.
+//!
+//! # Map
+//! - [`Snapshots`] (this file): one per project, over a bare **shadow repository** in the data
+//!   folder (`git2`; never the user's `.git`, refs, index or stash). [`Snapshots::take`] records
+//!   the workspace and answers a [`SnapshotId`] (the git tree's id: an unchanged state gives the
+//!   same id, so nodes that saw the same files share one).
+//! - `scan.rs`: what a snapshot holds — tracked and untracked files that are not ignored
+//!   (`.gitignore`, `.git/info/exclude`, the extra ignores of [`SnapshotOptions`]), files up to
+//!   a size cap, no `.git` — and the stat cache that makes an unchanged workspace cheap to check
+//!   (a file whose size, modification time and mode are unchanged is not read again).
+//! - `diff.rs`: [`FileChange`]s (path, status, lines added and removed) and unified diffs
+//!   between two snapshots.
+//! - `restore.rs`: [`RestorePlan`] (what bringing the workspace back to a snapshot would write
+//!   and delete, marking files changed outside Arbor since its last snapshot) and
+//!   [`Snapshots::restore`], which first snapshots the present (the undo point) and never
+//!   touches ignored files.
+//!
+//! Not wired into sessions yet: nodes do not record their snapshot and no front end offers a
+//! restore (see issue 15).
+
+mod diff;
+mod restore;
+mod scan;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use git2::{Oid, Repository};
+
+pub use diff::{ChangeStatus, FileChange};
+pub use restore::{PlannedChange, RestoreOutcome, RestorePlan};
+
+use scan::{CachedFile, ScannedFile};
+
+/// Files larger than this are left out of snapshots unless [`SnapshotOptions`] says otherwise.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
+
+/// The id of a recorded workspace state (a git tree id in the shadow repository, hex).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct SnapshotId(pub String);
+
+impl SnapshotId {
+    fn oid(&self) -> Result<Oid, SnapshotError> {
+        Oid::from_str(&self.0).map_err(|_| SnapshotError::UnknownSnapshot(self.0.clone()))
+    }
+}
+
+impl std::fmt::Display for SnapshotId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What snapshots leave out beyond the workspace's own ignore files.
+#[derive(Debug, Clone)]
+pub struct SnapshotOptions {
+    /// Files larger than this many bytes are not recorded (and never touched by a restore).
+    pub max_file_bytes: u64,
+    /// Extra ignore patterns, in `.gitignore` syntax (from the settings).
+    pub extra_ignores: Vec<String>,
+}
+
+impl Default for SnapshotOptions {
+    fn default() -> Self {
+        Self {
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            extra_ignores: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("{} is not a folder Arbor can snapshot: {reason}", path.display())]
+    Workspace { path: PathBuf, reason: String },
+    #[error("the snapshot store at {} cannot be used: {detail}", path.display())]
+    Store { path: PathBuf, detail: String },
+    #[error("{0} is not a snapshot of this project")]
+    UnknownSnapshot(String),
+    #[error("an ignore pattern is not valid: {0}")]
+    IgnorePattern(String),
+    #[error(
+        "{} changed outside Arbor since its last snapshot: look at the preview, then restore \
+         with overwriting allowed if those changes may go (they stay in the undo snapshot)",
+        paths.join(", ")
+    )]
+    ChangedOutside { paths: Vec<String> },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("git: {0}")]
+    Git(#[from] git2::Error),
+}
+
+impl SnapshotError {
+    /// A stable, machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SnapshotError::Workspace { .. } => "snapshot_workspace",
+            SnapshotError::Store { .. } => "snapshot_store",
+            SnapshotError::UnknownSnapshot(_) => "unknown_snapshot",
+            SnapshotError::IgnorePattern(_) => "invalid_ignore",
+            SnapshotError::ChangedOutside { .. } => "changed_outside",
+            SnapshotError::Io { .. } => "io",
+            SnapshotError::Git(_) => "git",
+        }
+    }
+
+    fn io(path: &Path, source: std::io::Error) -> Self {
+        SnapshotError::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
+/// The snapshots of one workspace, in its shadow repository.
+pub struct Snapshots {
+    repo: Repository,
+    workspace: PathBuf,
+    options: SnapshotOptions,
+    /// What the last scan found, by path relative to the workspace (`/`-separated).
+    cache: HashMap<String, CachedFile>,
+    /// The tree the cache describes.
+    last: Option<Oid>,
+    /// The folders' trees of the last snapshot: an unchanged folder is not written again.
+    trees: scan::FolderTrees,
+}
+
+impl std::fmt::Debug for Snapshots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshots")
+            .field("workspace", &self.workspace)
+            .field("shadow", &self.repo.path())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Snapshots {
+    /// Opens (or creates) the shadow repository at `shadow` for `workspace`.
+    pub fn open(
+        shadow: &Path,
+        workspace: &Path,
+        options: SnapshotOptions,
+    ) -> Result<Self, SnapshotError> {
+        let workspace = workspace
+            .canonicalize()
+            .map_err(|e| SnapshotError::Workspace {
+                path: workspace.to_owned(),
+                reason: e.to_string(),
+            })?;
+        if !workspace.is_dir() {
+            return Err(SnapshotError::Workspace {
+                path: workspace,
+                reason: "not a folder".into(),
+            });
+        }
+        let store_error = |detail: String| SnapshotError::Store {
+            path: shadow.to_owned(),
+            detail,
+        };
+        let repo = if shadow.join("HEAD").is_file() {
+            Repository::open_bare(shadow).map_err(|e| store_error(e.message().to_owned()))?
+        } else {
+            std::fs::create_dir_all(shadow).map_err(|e| store_error(e.to_string()))?;
+            Repository::init_bare(shadow).map_err(|e| store_error(e.message().to_owned()))?
+        };
+        Ok(Self {
+            repo,
+            workspace,
+            options,
+            cache: HashMap::new(),
+            last: None,
+            trees: scan::FolderTrees::default(),
+        })
+    }
+
+    /// The workspace these snapshots are of.
+    pub fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    /// Records the workspace as it is now. Unchanged files are not read again (their size,
+    /// modification time and mode are compared with the last scan), and an unchanged workspace
+    /// answers the last id without writing anything.
+    pub fn take(&mut self) -> Result<SnapshotId, SnapshotError> {
+        let scanned = scan::scan(&self.workspace, &self.options)?;
+        let mut next = HashMap::with_capacity(scanned.len());
+        let mut dirty = HashSet::new();
+        for file in scanned {
+            let cached = self.cache.get(&file.path);
+            let oid = match cached {
+                Some(cached) if cached.matches(&file) => cached.oid,
+                _ => self.write_blob(&file, cached.map(|c| c.oid))?,
+            };
+            if cached.is_none_or(|c| c.oid != oid || c.mode != file.mode) {
+                dirty.insert(file.path.clone());
+            }
+            next.insert(file.path.clone(), CachedFile::of(&file, oid));
+        }
+        dirty.extend(
+            self.cache
+                .keys()
+                .filter(|p| !next.contains_key(*p))
+                .cloned(),
+        );
+        let tree = match self.last {
+            // Same files, same contents and modes: the same tree, nothing written.
+            Some(last) if dirty.is_empty() => last,
+            _ => self.trees.write(&self.repo, &next, &dirty)?,
+        };
+        self.cache = next;
+        self.last = Some(tree);
+        Ok(SnapshotId(tree.to_string()))
+    }
+
+    /// Stores a file's content (a link's target) as a blob. A file read again whose content is
+    /// still `known` (a racily clean one, or one only touched) is only hashed.
+    fn write_blob(&self, file: &ScannedFile, known: Option<Oid>) -> Result<Oid, SnapshotError> {
+        let path = self.workspace.join(&file.path);
+        let bytes = if file.symlink {
+            let target = std::fs::read_link(&path).map_err(|e| SnapshotError::io(&path, e))?;
+            target.to_string_lossy().into_owned().into_bytes()
+        } else {
+            std::fs::read(&path).map_err(|e| SnapshotError::io(&path, e))?
+        };
+        if let Some(known) = known {
+            if Oid::hash_object(git2::ObjectType::Blob, &bytes)? == known {
+                return Ok(known);
+            }
+        }
+        Ok(self.repo.blob(&bytes)?)
+    }
+
+    /// The files of a snapshot: path → (blob id, git file mode).
+    fn files(&self, id: &SnapshotId) -> Result<HashMap<String, (Oid, i32)>, SnapshotError> {
+        let tree = self
+            .repo
+            .find_tree(id.oid()?)
+            .map_err(|_| SnapshotError::UnknownSnapshot(id.0.clone()))?;
+        let mut files = HashMap::new();
+        tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+            if entry.kind() == Some(git2::ObjectType::Blob) {
+                let name = entry.name().unwrap_or_default();
+                files.insert(format!("{dir}{name}"), (entry.id(), entry.filemode()));
+            }
+            git2::TreeWalkResult::Ok
+        })?;
+        Ok(files)
+    }
+}

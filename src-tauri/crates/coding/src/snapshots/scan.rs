@@ -1,0 +1,267 @@
+//! What a snapshot holds, and the stat cache that keeps checking an unchanged workspace cheap.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use git2::{FileMode, Oid, Repository};
+use ignore::overrides::OverrideBuilder;
+use ignore::WalkBuilder;
+
+use super::{SnapshotError, SnapshotOptions};
+
+/// A file found by a scan: its path relative to the workspace (`/`-separated) and its stat.
+#[derive(Debug, Clone)]
+pub(super) struct ScannedFile {
+    pub path: String,
+    pub len: u64,
+    pub mtime_ns: u128,
+    pub mode: i32,
+    pub symlink: bool,
+    /// Modified so recently that a change in the same clock tick could go unseen: read again
+    /// next time, whatever its stat says (git's "racily clean" rule).
+    pub racy: bool,
+}
+
+/// A file as the last snapshot recorded it.
+#[derive(Debug, Clone)]
+pub(super) struct CachedFile {
+    pub len: u64,
+    pub mtime_ns: u128,
+    pub mode: i32,
+    pub racy: bool,
+    pub oid: Oid,
+}
+
+impl CachedFile {
+    pub fn of(file: &ScannedFile, oid: Oid) -> Self {
+        Self {
+            len: file.len,
+            mtime_ns: file.mtime_ns,
+            mode: file.mode,
+            racy: file.racy,
+            oid,
+        }
+    }
+
+    /// Whether `file` is, by its stat, what was recorded.
+    pub fn matches(&self, file: &ScannedFile) -> bool {
+        !self.racy
+            && self.len == file.len
+            && self.mtime_ns == file.mtime_ns
+            && self.mode == file.mode
+    }
+}
+
+/// How recent a modification must be, at scan time, for the file to be read again next time.
+const RACY_WINDOW: Duration = Duration::from_secs(2);
+
+/// Every file of `workspace` a snapshot records: not ignored (`.gitignore` files, the
+/// repository's `info/exclude`, `options.extra_ignores`), not inside a `.git`, not larger than
+/// `options.max_file_bytes`. Symbolic links are recorded as links, never followed.
+pub(super) fn scan(
+    workspace: &Path,
+    options: &SnapshotOptions,
+) -> Result<Vec<ScannedFile>, SnapshotError> {
+    let started = SystemTime::now();
+    let mut overrides = OverrideBuilder::new(workspace);
+    for pattern in &options.extra_ignores {
+        overrides
+            .add(&format!("!{}", pattern.trim()))
+            .map_err(|e| SnapshotError::IgnorePattern(format!("{pattern}: {e}")))?;
+    }
+    let overrides = overrides
+        .build()
+        .map_err(|e| SnapshotError::IgnorePattern(e.to_string()))?;
+    let walker = WalkBuilder::new(workspace)
+        .hidden(false)
+        .parents(false)
+        .ignore(false)
+        .git_global(false)
+        .git_ignore(true)
+        .git_exclude(true)
+        .require_git(false)
+        .follow_links(false)
+        .overrides(overrides)
+        .filter_entry(|entry| entry.file_name() != ".git")
+        .build();
+    let racy_from = started
+        .checked_sub(RACY_WINDOW)
+        .unwrap_or(UNIX_EPOCH)
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut files = Vec::new();
+    for entry in walker {
+        let entry = entry.map_err(|e| SnapshotError::Workspace {
+            path: workspace.to_owned(),
+            reason: e.to_string(),
+        })?;
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        if !(kind.is_file() || kind.is_symlink()) {
+            continue;
+        }
+        let meta = std::fs::symlink_metadata(entry.path())
+            .map_err(|e| SnapshotError::io(entry.path(), e))?;
+        if kind.is_file() && meta.len() > options.max_file_bytes {
+            continue;
+        }
+        let Ok(relative) = entry.path().strip_prefix(workspace) else {
+            continue;
+        };
+        let Some(path) = relative_path(relative) else {
+            continue;
+        };
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        files.push(ScannedFile {
+            path,
+            len: meta.len(),
+            mtime_ns,
+            mode: mode_of(&meta, kind.is_symlink()),
+            symlink: kind.is_symlink(),
+            racy: mtime_ns >= racy_from,
+        });
+    }
+    Ok(files)
+}
+
+/// `relative` as a `/`-separated path; `None` for a name that is not UTF-8 (git trees here
+/// hold UTF-8 names only, and such a file is left out rather than mangled).
+fn relative_path(relative: &Path) -> Option<String> {
+    let parts: Option<Vec<&str>> = relative
+        .components()
+        .map(|c| c.as_os_str().to_str())
+        .collect();
+    Some(parts?.join("/"))
+}
+
+fn mode_of(meta: &std::fs::Metadata, symlink: bool) -> i32 {
+    if symlink {
+        return i32::from(FileMode::Link);
+    }
+    if executable(meta) {
+        i32::from(FileMode::BlobExecutable)
+    } else {
+        i32::from(FileMode::Blob)
+    }
+}
+
+#[cfg(unix)]
+fn executable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn executable(_meta: &std::fs::Metadata) -> bool {
+    false
+}
+
+/// A folder being assembled into a git tree.
+#[derive(Default)]
+struct Folder {
+    files: BTreeMap<String, (Oid, i32)>,
+    folders: BTreeMap<String, Folder>,
+}
+
+/// The tree of every folder of the last snapshot, by folder path (`""` = the workspace), so
+/// that a change costs the folders above it, not the whole workspace.
+#[derive(Debug, Default)]
+pub(super) struct FolderTrees(HashMap<String, Oid>);
+
+impl FolderTrees {
+    /// Writes the tree of `files` (path → recorded file) into `repo`, rewriting only the
+    /// folders above a path in `dirty` (changed, added or removed since the last write); returns
+    /// the root tree's id.
+    pub fn write(
+        &mut self,
+        repo: &Repository,
+        files: &HashMap<String, CachedFile>,
+        dirty: &HashSet<String>,
+    ) -> Result<Oid, SnapshotError> {
+        let mut root = Folder::default();
+        for (path, file) in files {
+            let mut folder = &mut root;
+            let mut parts = path.split('/').peekable();
+            while let Some(part) = parts.next() {
+                if parts.peek().is_none() {
+                    folder.files.insert(part.to_owned(), (file.oid, file.mode));
+                } else {
+                    folder = folder.folders.entry(part.to_owned()).or_default();
+                }
+            }
+        }
+        let mut stale: HashSet<&str> = HashSet::from([""]);
+        for path in dirty {
+            let mut end = path.len();
+            while let Some(slash) = path[..end].rfind('/') {
+                stale.insert(&path[..slash]);
+                end = slash;
+            }
+        }
+        let mut next = HashMap::new();
+        let oid = write_folder(repo, &root, "", &stale, &self.0, &mut next)?;
+        self.0 = next;
+        Ok(oid)
+    }
+}
+
+fn write_folder(
+    repo: &Repository,
+    folder: &Folder,
+    path: &str,
+    stale: &HashSet<&str>,
+    previous: &HashMap<String, Oid>,
+    next: &mut HashMap<String, Oid>,
+) -> Result<Oid, SnapshotError> {
+    let oid = match previous.get(path) {
+        Some(oid) if !stale.contains(path) => {
+            // Unchanged below: its tree and its subfolders' trees stand as they were.
+            keep_below(folder, path, previous, next);
+            *oid
+        }
+        _ => {
+            let mut builder = repo.treebuilder(None)?;
+            for (name, (oid, mode)) in &folder.files {
+                builder.insert(name, *oid, *mode)?;
+            }
+            for (name, sub) in &folder.folders {
+                let sub_path = if path.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{path}/{name}")
+                };
+                let oid = write_folder(repo, sub, &sub_path, stale, previous, next)?;
+                builder.insert(name, oid, i32::from(FileMode::Tree))?;
+            }
+            builder.write()?
+        }
+    };
+    next.insert(path.to_owned(), oid);
+    Ok(oid)
+}
+
+/// Carries the trees of an unchanged folder's subfolders over to the next snapshot.
+fn keep_below(
+    folder: &Folder,
+    path: &str,
+    previous: &HashMap<String, Oid>,
+    next: &mut HashMap<String, Oid>,
+) {
+    for (name, sub) in &folder.folders {
+        let sub_path = if path.is_empty() {
+            name.clone()
+        } else {
+            format!("{path}/{name}")
+        };
+        if let Some(oid) = previous.get(&sub_path) {
+            next.insert(sub_path.clone(), *oid);
+        }
+        keep_below(sub, &sub_path, previous, next);
+    }
+}
