@@ -1,5 +1,5 @@
-//! What resuming a long session costs the user: `Store::open` + `Store::context` +
-//! [`context_messages`] on a 10,000-node conversation (budget < 50 ms, DESIGN.md §12), against
+//! What resuming a long session costs the user: `Store::open` + `Store::context_json` +
+//! [`context_json_messages`] on a 10,000-node conversation (budget < 50 ms, DESIGN.md §12), against
 //! its JSONL-file peer in the same process: reading the same conversation from a JSONL file (one
 //! `{"type","id","parent_id","timestamp","message"}` object per line, the format tree-session
 //! agents commonly use), walking leaf → root and parsing the same [`AgentMessage`]s.
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use arbor_agent::AgentMessage;
-use arbor_coding::sessions::{context_messages, message_to_node};
+use arbor_coding::sessions::{context_json_messages, context_messages, message_to_node};
 use arbor_llm::{
     Api, AssistantContent, AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall,
     ToolResultMessage, Usage, UserContent, UserMessage,
@@ -192,11 +192,12 @@ fn fixture() -> Fixture {
     }
 }
 
-/// What the user pays with the store: open the database, build the context, convert it.
+/// What the user pays with the store: open the database, build the context, convert it (as
+/// `SessionRecorder::context` does).
 fn store_messages(data: &Path, session: &str) -> Vec<AgentMessage> {
     let store = Store::open(data).unwrap();
-    let nodes = store.context(session).unwrap();
-    context_messages(&nodes).unwrap()
+    let nodes = store.context_json(session).unwrap();
+    context_json_messages(&nodes).unwrap()
 }
 
 /// The JSONL peer: read the file, parse every line into its message, index by id, walk
@@ -248,6 +249,11 @@ fn main() {
     let fx = fixture();
     let from_store = store_messages(&fx.data, &fx.session);
     assert_eq!(from_store.len(), NODES);
+    let checked = Store::open(&fx.data).unwrap().context(&fx.session).unwrap();
+    assert!(
+        context_messages(&checked).unwrap() == from_store,
+        "the checked and the unchecked context must give the same messages"
+    );
     assert!(
         from_store == jsonl_messages(&fx.jsonl),
         "the store and the JSONL peer must give the same messages"

@@ -8,7 +8,7 @@ use rusqlite::Connection;
 use crate::db::Store;
 use crate::error::{Result, StoreError};
 use crate::ids::{resolve, IdTable};
-use crate::model::{raw_json, Node, NodeKind};
+use crate::model::{raw_json, ContextNode, Node, NodeKind};
 use crate::sessions::{load_session, resolve_node_in};
 
 /// A node row as stored: JSON not yet validated, so only the nodes that end up in a result pay
@@ -57,12 +57,39 @@ pub(crate) fn load_path(
     node: &str,
     compact: bool,
 ) -> Result<Vec<Node>> {
+    let chosen = load_path_raw(c, session, node, compact, true)?;
+    // Checking each node's JSON is a third of the work on a long path: spread it over the
+    // cores (a 10,000-node path measured 9 ms on one core).
+    if chosen.len() < PARALLEL_FROM {
+        chosen
+            .into_iter()
+            .map(|raw| raw.into_node(session))
+            .collect()
+    } else {
+        chosen
+            .into_par_iter()
+            .with_min_len(PARALLEL_FROM / 2)
+            .map(|raw| raw.into_node(session))
+            .collect()
+    }
+}
+
+/// The rows of [`load_path`], unchecked. Without `all_text`, only summaries keep their text
+/// (a tool result's search text repeats its output).
+fn load_path_raw(
+    c: &Connection,
+    session: &str,
+    node: &str,
+    compact: bool,
+    all_text: bool,
+) -> Result<Vec<RawNode>> {
     let mut stmt = c.prepare_cached(
-        "SELECT id, parent_id, kind, role, content, text, usage, aborted, first_kept_id,
-                tokens_before, created_at
+        "SELECT id, parent_id, kind, role, content,
+                CASE WHEN ?2 OR kind IN ('compaction', 'branch_summary') THEN text ELSE '' END,
+                usage, aborted, first_kept_id, tokens_before, created_at
          FROM nodes INDEXED BY nodes_outline WHERE session_id = ?1",
     )?;
-    let rows = stmt.query_map([session], |r| {
+    let rows = stmt.query_map(rusqlite::params![session, all_text], |r| {
         Ok((
             r.get::<_, String>(2)?,
             RawNode {
@@ -118,28 +145,14 @@ pub(crate) fn load_path(
         path
     };
     drop(index);
-    let chosen = selected
+    selected
         .into_iter()
         .map(|i| {
             raws[i]
                 .take()
                 .ok_or_else(|| StoreError::Corrupt("a node appears twice on a path".into()))
         })
-        .collect::<Result<Vec<RawNode>>>()?;
-    // Checking each node's JSON is a third of the work on a long path: spread it over the
-    // cores (a 10,000-node path measured 9 ms on one core).
-    if chosen.len() < PARALLEL_FROM {
-        chosen
-            .into_iter()
-            .map(|raw| raw.into_node(session))
-            .collect()
-    } else {
-        chosen
-            .into_par_iter()
-            .with_min_len(PARALLEL_FROM / 2)
-            .map(|raw| raw.into_node(session))
-            .collect()
-    }
+        .collect()
 }
 
 /// Paths shorter than this are checked on the calling thread (spreading costs more than it
@@ -197,6 +210,27 @@ impl Store {
                 None => Ok(Vec::new()),
                 Some(leaf) => load_path(c, &session, &leaf, true),
             }
+        })
+    }
+
+    /// [`Store::context`] for turning straight into messages: each node's kind, stored JSON
+    /// and (for summaries) text, the JSON **not checked** here — the caller parses it anyway,
+    /// and checking first would read every message twice (a 10,000-node context: ~9 ms).
+    pub fn context_json(&self, session_id: &str) -> Result<Vec<ContextNode>> {
+        self.read(|c| {
+            let session = resolve(c, IdTable::Sessions, None, session_id)?;
+            let Some(leaf) = load_session(c, &session)?.leaf_id else {
+                return Ok(Vec::new());
+            };
+            Ok(load_path_raw(c, &session, &leaf, true, false)?
+                .into_iter()
+                .map(|raw| ContextNode {
+                    id: raw.id,
+                    kind: raw.kind,
+                    content: raw.content,
+                    text: raw.text,
+                })
+                .collect())
         })
     }
 

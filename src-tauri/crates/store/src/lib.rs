@@ -62,6 +62,8 @@
 //! A [`Node`]'s `content` and `usage` are handed out as the stored JSON text
 //! ([`serde_json::value::RawValue`]), validated but not parsed: [`Node::content_as`]
 //! deserializes straight into the caller's type, [`Node::content_value`] gives a `Value`.
+//! [`Store::context_json`] is the one exception: the context as [`ContextNode`]s whose JSON is
+//! handed out unchecked, for a caller that parses every message anyway (resuming a session).
 
 mod context;
 mod db;
@@ -80,7 +82,7 @@ pub use db::{Store, APPLICATION_ID, BUSY_TIMEOUT, DB_FILE_NAME, SCHEMA_VERSION};
 pub use error::{Result, StoreError};
 pub use import::{ImportedNode, ImportedSession};
 pub use model::{
-    NewNode, Node, NodeKind, OutlineNode, Project, SearchHit, SearchOptions, Session,
+    ContextNode, NewNode, Node, NodeKind, OutlineNode, Project, SearchHit, SearchOptions, Session,
     SessionSummary, SessionTree, TreeNode,
 };
 pub use search::fts_query;

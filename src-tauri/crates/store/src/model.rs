@@ -281,6 +281,18 @@ pub struct TreeNode {
     pub created_at: i64,
 }
 
+/// A node of a model context as stored (see [`Store::context_json`](crate::Store::context_json)):
+/// its stored JSON unchecked, and its text only for compaction and branch-summary nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextNode {
+    pub id: String,
+    pub kind: NodeKind,
+    /// The stored JSON text, as written (not checked on the way out).
+    pub content: String,
+    /// Summaries' text; empty for other kinds.
+    pub text: String,
+}
+
 /// A node of a session's outline: where it hangs, what it is and its label, nothing read from
 /// its content (see [`Store::session_outline`](crate::Store::session_outline)).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -139,6 +139,21 @@ fn compaction_replaces_what_it_summarised() {
         ["summary up to u3", "a3", "u4"]
     );
 
+    // The unchecked context for messages: the same nodes, the stored JSON as written, the text
+    // kept only for the summary.
+    let checked = store.context(&s.id).unwrap();
+    let unchecked = store.context_json(&s.id).unwrap();
+    assert_eq!(
+        unchecked
+            .iter()
+            .map(|n| (&n.id, n.kind))
+            .collect::<Vec<_>>(),
+        checked.iter().map(|n| (&n.id, n.kind)).collect::<Vec<_>>()
+    );
+    assert_eq!(unchecked[0].content, checked[0].content.get());
+    assert_eq!(unchecked[0].text, "summary up to u3");
+    assert_eq!(unchecked[1].text, "");
+
     // Nothing was deleted: the whole path is still there.
     let leaf = store.get_session(&s.id).unwrap().leaf_id.unwrap();
     assert_eq!(

@@ -4,7 +4,7 @@ use arbor_agent::AgentMessage;
 use arbor_llm::{
     AssistantContent, AssistantMessage, StopReason, ToolResultMessage, UserContent, UserMessage,
 };
-use arbor_store::{NewNode, Node, NodeKind};
+use arbor_store::{ContextNode, NewNode, Node, NodeKind};
 use rayon::prelude::*;
 use serde::Deserialize;
 
@@ -92,26 +92,31 @@ struct SummaryContent {
 /// struct its kind stores (see `tagged`); only when that fails (a `role` other than the kind's,
 /// or a malformed message) does the general `AgentMessage` parse decide, as it always did.
 pub fn node_to_message(node: &Node) -> Result<Option<AgentMessage>, serde_json::Error> {
+    message_of(node.kind, node.content.get(), &node.text)
+}
+
+/// [`node_to_message`] from a node's kind, stored JSON and text.
+fn message_of(
+    kind: NodeKind,
+    json: &str,
+    text: &str,
+) -> Result<Option<AgentMessage>, serde_json::Error> {
     let summary = |preamble: &str| {
         // Content without a string `summary` (or not an object at all): the text stands in.
-        let stored = if node.content.get().starts_with('{') {
-            node.content_as::<SummaryContent>()
+        let stored = if json.starts_with('{') {
+            serde_json::from_str::<SummaryContent>(json)
                 .ok()
                 .and_then(|c| c.summary)
         } else {
             None
         };
-        Some(summary_message(
-            preamble,
-            stored.as_deref().unwrap_or(&node.text),
-        ))
+        Some(summary_message(preamble, stored.as_deref().unwrap_or(text)))
     };
     let message = |fast: Option<AgentMessage>| match fast {
         Some(m) => Ok(Some(m)),
-        None => node.content_as::<AgentMessage>().map(Some),
+        None => serde_json::from_str::<AgentMessage>(json).map(Some),
     };
-    let json = node.content.get();
-    match node.kind {
+    match kind {
         NodeKind::User => message(tagged::<UserMessage>(json, "user").map(AgentMessage::User)),
         NodeKind::Assistant => {
             message(tagged::<AssistantMessage>(json, "assistant").map(AgentMessage::Assistant))
@@ -123,6 +128,22 @@ pub fn node_to_message(node: &Node) -> Result<Option<AgentMessage>, serde_json::
         NodeKind::BranchSummary => Ok(summary(BRANCH_PREAMBLE)),
         NodeKind::ModelChange | NodeKind::ThinkingLevelChange | NodeKind::Label => Ok(None),
     }
+}
+
+/// The conversation for the agent from [`arbor_store::Store::context_json`] (root first): the
+/// stored JSON parsed once, on every core for a long context. This is how a session is resumed.
+pub fn context_json_messages(
+    nodes: &[ContextNode],
+) -> Result<Vec<AgentMessage>, serde_json::Error> {
+    let convert = |node: &ContextNode| message_of(node.kind, &node.content, &node.text).transpose();
+    if nodes.len() < PARALLEL_FROM {
+        return nodes.iter().filter_map(convert).collect();
+    }
+    nodes
+        .par_iter()
+        .with_min_len(PARALLEL_FROM / 2)
+        .filter_map(convert)
+        .collect()
 }
 
 /// The conversation for the agent from a store context (root first).

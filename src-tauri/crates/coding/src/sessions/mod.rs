@@ -16,8 +16,8 @@ mod editing;
 pub mod recorder;
 
 pub use convert::{
-    compaction_summary_message, context_messages, is_compaction_summary, message_text,
-    message_to_node, node_to_message,
+    compaction_summary_message, context_json_messages, context_messages, is_compaction_summary,
+    message_text, message_to_node, node_to_message,
 };
 pub use recorder::{EventSink, Navigation, SessionRecorder, SessionsError};
 

@@ -10,7 +10,7 @@ use arbor_store::{
 };
 use serde_json::json;
 
-use super::convert::{context_messages, message_to_node};
+use super::convert::{context_json_messages, message_to_node};
 use super::CodingEvent;
 
 /// Where a recorder sends [`CodingEvent`]s (called on the agent's loop task; keep it quick).
@@ -289,8 +289,8 @@ impl SessionRecorder {
         let Some(id) = &inner.session_id else {
             return Ok(Vec::new());
         };
-        let nodes = inner.store.context(id)?;
-        Ok(context_messages(&nodes)?)
+        let nodes = inner.store.context_json(id)?;
+        Ok(context_json_messages(&nodes)?)
     }
 
     /// Replaces the agent's conversation with the current session's context.
