@@ -16,6 +16,12 @@ beforeEach(() => {
   // Tests below answer with other trees; each test starts from the fake's own.
   vi.mocked(ipc.sessionTree).mockImplementation(async () => TREE);
   vi.mocked(ipc.visitNode).mockImplementation(async (id) => landedAt(TREE, id));
+  vi.mocked(ipc.sessionTreeSince).mockImplementation(async () => ({
+    session_id: null,
+    leaf_id: null,
+    from: 0,
+    nodes: [],
+  }));
 });
 
 function node(id: string): HTMLElement {
@@ -56,6 +62,31 @@ describe('the tree panel', () => {
     expect(node('a1')).toHaveAccessibleName(/label first try/);
     expect(node('a1')).toHaveAccessibleName(/1 tool results/);
     expect(node('a1b')).toHaveAccessibleName(/current/);
+  });
+
+  it('reads only the nodes stored since its last read, once it knows the tree', async () => {
+    const added: TreeNodeView = {
+      id: 'u3',
+      parent_id: 'a1b',
+      kind: 'user',
+      first_line: 'and one more thing',
+      label: null,
+      aborted: false,
+      tokens: 0,
+      cost: 0,
+    };
+    vi.mocked(ipc.sessionTreeSince).mockImplementation(async (since) => ({
+      session_id: TREE.session_id,
+      leaf_id: 'u3',
+      from: since,
+      nodes: since === TREE.nodes.length ? [added] : [],
+    }));
+    const user = await openTree();
+    // A visit changes the chat: the panel reads what is new, not the whole tree again.
+    await user.click(node('a1'));
+    await waitFor(() => expect(ipc.sessionTreeSince).toHaveBeenCalledWith(TREE.nodes.length));
+    await waitFor(() => expect(node('u3').dataset.onPath).toBe('true'));
+    expect(ipc.sessionTree).toHaveBeenCalledTimes(1);
   });
 
   it('goes to a turn on click; a user message comes back into the composer', async () => {
