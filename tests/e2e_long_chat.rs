@@ -11,7 +11,7 @@ use serde_json::json;
 
 use support::desktop::DesktopSession;
 use support::generated::import_generated;
-use support::ui::{click, element, type_path_and_open, WAIT};
+use support::ui::{element, type_path_and_open, WAIT};
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 const MESSAGES: usize = 500;
@@ -82,13 +82,22 @@ async fn long_chat(session: &DesktopSession, root: &str) -> Result<()> {
                 vec![],
             )
             .await?;
-        if stored == json!(true) {
+        // The button sits above messages that take their real height as they scroll into
+        // view, so a pointer click can land where it was a moment ago: press it in the page.
+        let button = if stored == json!(true) {
             read_from_store = true;
             session.screenshot("long-chat-load-earlier.png").await?;
-            click(client, "[data-testid=load-earlier]").await?;
+            "[data-testid=load-earlier]"
         } else {
-            click(client, ".earlier").await?;
-        }
+            ".earlier"
+        };
+        element(client, button).await?;
+        client
+            .execute(
+                "document.querySelector(arguments[0]).click();",
+                vec![json!(button)],
+            )
+            .await?;
         // Wait for the count to change before the next press.
         let before = count;
         let settle = Instant::now() + WAIT;
