@@ -18,6 +18,13 @@ impl Store {
     /// Every node of a session (without contents) with labels and the leaf marked; parents
     /// come before their children and siblings are in the order they were added.
     pub fn session_tree(&self, session_id: &str) -> Result<SessionTree> {
+        self.session_tree_from(session_id, 0)
+    }
+
+    /// [`Store::session_tree`] from the `from`-th node on (nodes are listed in the order they
+    /// were added, so a reader that has `from` of them gets only the rest); the session's
+    /// other rows are not read.
+    pub fn session_tree_from(&self, session_id: &str, from: usize) -> Result<SessionTree> {
         self.read(|c| {
             let id = resolve(c, IdTable::Sessions, None, session_id)?;
             let session = load_session(c, &id)?;
@@ -26,9 +33,10 @@ impl Store {
                 "SELECT n.id, n.parent_id, n.kind, n.role, substr(n.text, 1, 2000), n.aborted,
                         n.created_at, l.label
                  FROM nodes n LEFT JOIN labels l ON l.node_id = n.id
-                 WHERE n.session_id = ?1 ORDER BY n.seq",
+                 WHERE n.session_id = ?1 ORDER BY n.seq LIMIT -1 OFFSET ?2",
             )?;
-            let rows = stmt.query_map([&id], |r| {
+            let offset = i64::try_from(from).unwrap_or(i64::MAX);
+            let rows = stmt.query_map(rusqlite::params![&id, offset], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, Option<String>>(1)?,
@@ -90,6 +98,19 @@ impl Store {
                 });
             }
             Ok((session, nodes))
+        })
+    }
+
+    /// How many nodes a session has (one index read).
+    pub fn node_count(&self, session_id: &str) -> Result<usize> {
+        self.read(|c| {
+            let id = resolve(c, IdTable::Sessions, None, session_id)?;
+            let count: i64 = c.query_row(
+                "SELECT count(*) FROM nodes INDEXED BY nodes_outline WHERE session_id = ?1",
+                [&id],
+                |r| r.get(0),
+            )?;
+            Ok(usize::try_from(count).unwrap_or(0))
         })
     }
 

@@ -328,6 +328,13 @@ fn the_outline_matches_the_tree_and_nodes_come_back_by_id_in_order() {
         .collect();
     assert_eq!(from_outline, from_tree);
     assert_eq!(outline[1].label.as_deref(), Some("first"));
+    // A reader that has some nodes gets the rest; past the end, none.
+    assert_eq!(
+        store.session_tree_from(&s.id, 1).unwrap().nodes,
+        tree.nodes[1..]
+    );
+    assert!(store.session_tree_from(&s.id, 9).unwrap().nodes.is_empty());
+    assert_eq!(store.node_count(&s.id).unwrap(), 3);
 
     let nodes = store.get_nodes(&[b.id.clone(), u.id.clone()]).unwrap();
     assert_eq!(nodes, [b.clone(), u.clone()]);

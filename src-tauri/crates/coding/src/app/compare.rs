@@ -1,11 +1,11 @@
 //! Two branches of a session side by side: the paths to two nodes split at their deepest
 //! common node, each part below it with its entries, and the tokens and cost of each branch.
 
-use std::collections::HashSet;
-
 use serde::Serialize;
 
-use super::view::{entries_of_path, BranchEntry};
+use arbor_store::OutlineNode;
+
+use super::view::{entries_of_path, path_in_outline, BranchEntry};
 use super::{AppError, LiveSession};
 
 /// The paths to two nodes from where they part.
@@ -42,10 +42,12 @@ impl LiveSession {
         let recorder = self.recorder()?;
         let session_id = recorder.session_id().ok_or(AppError::NothingToExport)?;
         recorder.with_store(|store| {
+            // Both paths walked on the outline; only the nodes after the split are read whole.
             let (_, outline) = store.session_outline(&session_id)?;
             let usage = store.node_usage(&session_id)?;
-            let left_path = store.path_to(&session_id, left)?;
-            let right_path = store.path_to(&session_id, right)?;
+            let left_path = path_in_outline(&outline, &store.resolve_node_id(&session_id, left)?)?;
+            let right_path =
+                path_in_outline(&outline, &store.resolve_node_id(&session_id, right)?)?;
             let shared = left_path
                 .iter()
                 .zip(&right_path)
@@ -55,19 +57,19 @@ impl LiveSession {
                 .checked_sub(1)
                 .and_then(|at| left_path.get(at))
                 .map(|node| node.id.clone());
-            let side = |path: Vec<arbor_store::Node>| -> Result<ComparedBranch, AppError> {
-                let node_id = path.last().map(|n| n.id.clone()).unwrap_or_default();
-                let sum = |ids: &mut dyn Iterator<Item = &str>| {
-                    ids.filter_map(|id| usage.get(id))
-                        .fold((0u64, 0f64), |(t, c), u| (t + u.tokens, c + u.cost))
-                };
-                let (tokens, cost) = sum(&mut path.iter().map(|n| n.id.as_str()));
-                let own: Vec<arbor_store::Node> = path.into_iter().skip(shared).collect();
-                let own_ids: HashSet<&str> = own.iter().map(|n| n.id.as_str()).collect();
-                let (own_tokens, own_cost) = sum(&mut own_ids.iter().copied());
+            let figures = |path: &[&OutlineNode]| {
+                path.iter()
+                    .filter_map(|node| usage.get(&node.id))
+                    .fold((0u64, 0f64), |(t, c), u| (t + u.tokens, c + u.cost))
+            };
+            let side = |path: &[&OutlineNode]| -> Result<ComparedBranch, AppError> {
+                let (tokens, cost) = figures(path);
+                let own = &path[shared..];
+                let (own_tokens, own_cost) = figures(own);
+                let ids: Vec<String> = own.iter().map(|node| node.id.clone()).collect();
                 Ok(ComparedBranch {
-                    node_id,
-                    entries: entries_of_path(&outline, own)?,
+                    node_id: path.last().map(|n| n.id.clone()).unwrap_or_default(),
+                    entries: entries_of_path(&outline, store.get_nodes(&ids)?)?,
                     tokens,
                     cost,
                     own_tokens,
@@ -78,8 +80,8 @@ impl LiveSession {
                 session_id: session_id.clone(),
                 ancestor_id,
                 shared_nodes: shared,
-                left: side(left_path)?,
-                right: side(right_path)?,
+                left: side(&left_path)?,
+                right: side(&right_path)?,
             })
         })
     }

@@ -62,59 +62,71 @@ pub struct NodeVisit {
 impl LiveSession {
     /// The whole tree of the current session (empty before its first message).
     pub fn tree_view(&self) -> Result<SessionTreeView, AppError> {
-        let Some(recorder) = &self.recorder else {
-            return Ok(SessionTreeView {
-                session_id: None,
-                leaf_id: None,
-                nodes: Vec::new(),
-            });
-        };
-        let Some(session_id) = recorder.session_id() else {
-            return Ok(SessionTreeView {
-                session_id: None,
-                leaf_id: None,
-                nodes: Vec::new(),
-            });
-        };
-        let (tree, usage) = recorder.with_store(|store| {
-            Ok::<_, arbor_store::StoreError>((
-                store.session_tree(&session_id)?,
-                store.node_usage(&session_id)?,
-            ))
-        })?;
-        Ok(SessionTreeView {
-            session_id: Some(session_id),
-            leaf_id: tree.session.leaf_id.clone(),
-            nodes: tree
-                .nodes
-                .into_iter()
-                .map(|node| {
-                    let figures = usage.get(&node.id).copied().unwrap_or_default();
-                    TreeNodeView {
-                        tokens: figures.tokens,
-                        cost: figures.cost,
-                        id: node.id,
-                        parent_id: node.parent_id,
-                        kind: node.kind,
-                        first_line: node.first_line,
-                        label: node.label,
-                        aborted: node.aborted,
-                    }
-                })
-                .collect(),
-        })
+        self.tree_view_from(0)
     }
 
     /// The nodes from index `since` on (see [`SessionTreeDelta`]); `since` past the end gives
-    /// none.
+    /// none. Only those nodes are read.
     pub fn tree_since(&self, since: usize) -> Result<SessionTreeDelta, AppError> {
-        let mut tree = self.tree_view()?;
-        let from = since.min(tree.nodes.len());
+        let SessionTreeView {
+            session_id,
+            leaf_id,
+            nodes,
+        } = self.tree_view_from(since)?;
+        let from = match (&session_id, &self.recorder) {
+            (Some(id), Some(recorder)) if nodes.is_empty() && since > 0 => {
+                since.min(recorder.with_store(|store| store.node_count(id))?)
+            }
+            _ => since,
+        };
         Ok(SessionTreeDelta {
-            session_id: tree.session_id,
-            leaf_id: tree.leaf_id,
+            session_id,
+            leaf_id,
             from,
-            nodes: tree.nodes.split_off(from),
+            nodes,
+        })
+    }
+
+    /// The tree with only its nodes from index `from` on.
+    fn tree_view_from(&self, from: usize) -> Result<SessionTreeView, AppError> {
+        let empty = SessionTreeView {
+            session_id: None,
+            leaf_id: None,
+            nodes: Vec::new(),
+        };
+        let Some(recorder) = &self.recorder else {
+            return Ok(empty);
+        };
+        let Some(session_id) = recorder.session_id() else {
+            return Ok(empty);
+        };
+        let (tree, usage) = recorder.with_store(|store| {
+            Ok::<_, arbor_store::StoreError>((
+                store.session_tree_from(&session_id, from)?,
+                store.node_usage(&session_id)?,
+            ))
+        })?;
+        let nodes = tree
+            .nodes
+            .into_iter()
+            .map(|node| {
+                let figures = usage.get(&node.id).copied().unwrap_or_default();
+                TreeNodeView {
+                    tokens: figures.tokens,
+                    cost: figures.cost,
+                    id: node.id,
+                    parent_id: node.parent_id,
+                    kind: node.kind,
+                    first_line: node.first_line,
+                    label: node.label,
+                    aborted: node.aborted,
+                }
+            })
+            .collect();
+        Ok(SessionTreeView {
+            session_id: Some(session_id),
+            leaf_id: tree.session.leaf_id,
+            nodes,
         })
     }
 

@@ -202,7 +202,7 @@ fn branch_page(
 }
 
 /// The outline's nodes from the root down to `leaf`, root first.
-fn path_in_outline<'a>(
+pub(super) fn path_in_outline<'a>(
     outline: &'a [OutlineNode],
     leaf: &str,
 ) -> Result<Vec<&'a OutlineNode>, AppError> {
