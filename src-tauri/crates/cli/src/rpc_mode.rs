@@ -7,7 +7,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use arbor_coding::app::{AppError, LiveSession, ProviderKeys};
+use arbor_coding::app::{AppError, LiveSession, NavigationWithFiles, ProviderKeys};
 use arbor_coding::export::{ExportFormat, ExportScope};
 use arbor_llm::catalog::Catalog;
 use arbor_protocol::{Command, CommandEnvelope};
@@ -214,18 +214,38 @@ async fn handle(
         Command::Navigate {
             node_id,
             summarize: true,
+            files,
+            overwrite,
         } => {
+            // The files come back first: a refused restore moves nothing.
+            let (restore, preview) = match live.restore_for_navigation(&node_id, files, overwrite) {
+                Ok(done) => done,
+                Err(error) => return Some(Err(describe(&error))),
+            };
             drop(live);
             let cancel = CancellationToken::new();
             *side_task = Some(cancel.clone());
             let (session, reply) = (session.clone(), reply.clone());
             runs.push(tokio::spawn(async move {
                 let live = session.read().await;
-                reply.send(data(live.navigate_summarized(&node_id, &cancel).await));
+                let navigation = live.navigate_summarized(&node_id, &cancel).await;
+                reply.send(data(navigation.map(|navigation| NavigationWithFiles {
+                    navigation,
+                    restore,
+                    preview,
+                })));
             }));
             return None;
         }
-        Command::Navigate { node_id, .. } => data(live.navigate(&node_id)),
+        Command::Navigate {
+            node_id,
+            files,
+            overwrite,
+            ..
+        } => data(live.navigate_with_files(&node_id, files, overwrite)),
+        Command::PreviewRestore { node_id } => data(live.preview_restore(&node_id)),
+        Command::UndoRestore { overwrite } => data(live.undo_restore(overwrite)),
+        Command::DiffNodes { from, to } => data(live.diff_nodes(&from, &to)),
         Command::Compact { focus } => {
             drop(live);
             let cancel = CancellationToken::new();

@@ -254,6 +254,7 @@ mod tests {
             aborted: false,
             is_leaf: leaf,
             created_at: 0,
+            files: None,
         }
     }
 

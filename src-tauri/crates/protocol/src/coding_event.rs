@@ -29,6 +29,9 @@ pub enum CodingEvent {
     },
     /// Storing failed; the conversation goes on in memory only for that message.
     StoreError { message: String },
+    /// Recording the workspace's files for a node failed (the message is stored without them;
+    /// going back to it cannot bring files back).
+    SnapshotError { message: String },
     /// A request failed with a transient error (rate limit, overload, network) before its
     /// answer started, and will be sent again after `delay_ms`. `attempt` counts from 1.
     RetryScheduled {

@@ -3,6 +3,23 @@
 use arbor_llm::{ImageContent, ThinkingLevel};
 use serde::{Deserialize, Serialize};
 
+/// What going to a node does with the workspace's files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum FilesMode {
+    /// The conversation only; the files stay as they are.
+    #[default]
+    Keep,
+    /// The conversation and the node's files.
+    Restore,
+}
+
+impl FilesMode {
+    fn is_keep(&self) -> bool {
+        *self == FilesMode::Keep
+    }
+}
+
 /// A command from a front end (one JSON line in the CLI's JSON and RPC modes).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -39,11 +56,29 @@ pub enum Command {
     /// Goes to a node of the tree (id or unique prefix): a user message comes back for
     /// editing, any other node becomes the leaf. With `summarize`, the model summarises the
     /// branch left behind (answered when done).
+    ///
+    /// `files: "restore"` also brings the node's files back (the preview's list is in the
+    /// answer); a file changed outside Arbor since its last snapshot refuses the restore (and
+    /// the move) with `changed_outside`, unless `overwrite`.
     Navigate {
         node_id: String,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         summarize: bool,
+        #[serde(default, skip_serializing_if = "FilesMode::is_keep")]
+        files: FilesMode,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        overwrite: bool,
     },
+    /// What bringing a node's files back would write and delete, marking files changed outside
+    /// Arbor; nothing is written.
+    PreviewRestore { node_id: String },
+    /// Brings back the files as they were before the last restore (undoing twice redoes).
+    UndoRestore {
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        overwrite: bool,
+    },
+    /// The files that differ between two nodes' states, each with its unified diff.
+    DiffNodes { from: String, to: String },
     /// Summarises the older conversation now, optionally focused on `focus`.
     Compact {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -85,7 +120,7 @@ pub enum Command {
 
 impl Command {
     /// Every command's `type` tag, in declaration order.
-    pub const KINDS: [&'static str; 19] = [
+    pub const KINDS: [&'static str; 22] = [
         "prompt",
         "steer",
         "follow_up",
@@ -97,6 +132,9 @@ impl Command {
         "new_session",
         "get_tree",
         "navigate",
+        "preview_restore",
+        "undo_restore",
+        "diff_nodes",
         "compact",
         "export",
         "label",
@@ -121,6 +159,9 @@ impl Command {
             Command::NewSession => "new_session",
             Command::GetTree => "get_tree",
             Command::Navigate { .. } => "navigate",
+            Command::PreviewRestore { .. } => "preview_restore",
+            Command::UndoRestore { .. } => "undo_restore",
+            Command::DiffNodes { .. } => "diff_nodes",
             Command::Compact { .. } => "compact",
             Command::Export { .. } => "export",
             Command::Label { .. } => "label",

@@ -86,6 +86,6 @@ pub mod event;
 pub mod message;
 
 pub use coding_event::{CodingEvent, CompactionReason, SessionEvent};
-pub use command::{Command, CommandEnvelope};
+pub use command::{Command, CommandEnvelope, FilesMode};
 pub use event::{AgentEvent, RunStatus, ToolResult};
 pub use message::{AgentMessage, CustomMessage};

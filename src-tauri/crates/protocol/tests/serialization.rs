@@ -8,7 +8,7 @@ use arbor_llm::{
     StopReason, TextContent, ThinkingLevel, ToolCall, ToolResultMessage, UserContent, UserMessage,
 };
 use arbor_protocol::{
-    AgentEvent, AgentMessage, CodingEvent, Command, CommandEnvelope, CompactionReason,
+    AgentEvent, AgentMessage, CodingEvent, Command, FilesMode, CommandEnvelope, CompactionReason,
     CustomMessage, RunStatus, SessionEvent, ToolResult,
 };
 use serde_json::json;
@@ -126,6 +126,22 @@ fn every_command() -> Vec<Command> {
         Command::Navigate {
             node_id: "a1b2".into(),
             summarize: true,
+            files: FilesMode::Keep,
+            overwrite: false,
+        },
+        Command::Navigate {
+            node_id: "c3d4".into(),
+            summarize: false,
+            files: FilesMode::Restore,
+            overwrite: true,
+        },
+        Command::PreviewRestore {
+            node_id: "a1b2".into(),
+        },
+        Command::UndoRestore { overwrite: false },
+        Command::DiffNodes {
+            from: "a1b2".into(),
+            to: "c3d4".into(),
         },
         Command::Compact {
             focus: Some("the failing tests".into()),
@@ -229,9 +245,23 @@ fn commands_parse_from_the_json_lines_front_ends_send() {
         navigate,
         Command::Navigate {
             node_id: "ab".into(),
-            summarize: false
+            summarize: false,
+            files: FilesMode::Keep,
+            overwrite: false,
         }
     );
+    let restore: Command =
+        serde_json::from_str(r#"{"type":"navigate","node_id":"ab","files":"restore"}"#).unwrap();
+    assert!(matches!(
+        restore,
+        Command::Navigate {
+            files: FilesMode::Restore,
+            overwrite: false,
+            ..
+        }
+    ));
+    let bad = serde_json::from_str::<Command>(r#"{"type":"navigate","node_id":"ab","files":"all"}"#);
+    assert!(bad.unwrap_err().to_string().contains("unknown variant"));
 }
 
 #[test]

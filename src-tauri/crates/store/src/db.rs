@@ -29,6 +29,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0003_outline",
         include_str!("../migrations/0003_outline.sql"),
     ),
+    (
+        "0004_node_code",
+        include_str!("../migrations/0004_node_code.sql"),
+    ),
 ];
 
 /// The schema version this build creates and understands (`PRAGMA user_version`).

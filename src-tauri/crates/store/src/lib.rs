@@ -13,7 +13,7 @@
 //! in `PRAGMA user_version`; `PRAGMA application_id` marks the file as Arbor's, so a foreign or
 //! corrupt file is refused ([`StoreError::NotArborDatabase`]) instead of being modified.
 //!
-//! # Schema (version 3)
+//! # Schema (version 4)
 //!
 //! ```text
 //! projects  id PK, root UNIQUE, origin_url, created_at, last_opened_at
@@ -29,6 +29,9 @@
 //!           figures never read a row's content or text, and whole rows of a session are read
 //!           in insertion order
 //! labels    node_id PK (→ a node of session_id), session_id, label, created_at
+//! node_code node_id PK (→ a node of session_id), session_id, snapshot, files JSON: the code
+//!           state a node recorded (see [`NodeCode`]); a node without a row saw the state of
+//!           its nearest ancestor with one ([`Store::code_at`])
 //! nodes_fts FTS5 external-content table over nodes.text (rowid = nodes.seq), kept in step by
 //!           triggers; search joins back to nodes / sessions / projects for filtering
 //! ```
@@ -66,6 +69,7 @@
 //! handed out unchecked, for a caller that parses every message anyway (resuming a session).
 
 mod context;
+mod code;
 mod db;
 mod error;
 mod ids;
@@ -82,7 +86,7 @@ pub use db::{Store, APPLICATION_ID, BUSY_TIMEOUT, DB_FILE_NAME, SCHEMA_VERSION};
 pub use error::{Result, StoreError};
 pub use import::{ImportedNode, ImportedSession};
 pub use model::{
-    ContextNode, NewNode, Node, NodeKind, OutlineNode, Project, SearchHit, SearchOptions, Session,
+    CodeAt, ContextNode, NewNode, NodeCode, Node, NodeKind, OutlineNode, Project, SearchHit, SearchOptions, Session,
     SessionSummary, SessionTree, TreeNode,
 };
 pub use search::fts_query;

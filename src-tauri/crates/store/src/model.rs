@@ -204,6 +204,26 @@ pub struct NewNode {
     pub parent_id: Option<String>,
     pub first_kept_id: Option<String>,
     pub tokens_before: Option<u64>,
+    /// The code state recorded with this node (stored in the same transaction).
+    pub code: Option<NodeCode>,
+}
+
+/// The code state a node recorded: the workspace snapshot after it, and what changed since the
+/// state of its nearest ancestor that has one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeCode {
+    /// The snapshot's id (the caller's: the store does not look inside).
+    pub snapshot: String,
+    /// The files changed, as JSON text the caller owns (kept as written).
+    pub files: String,
+}
+
+/// Where a node's code state comes from: the node itself or its nearest ancestor with one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CodeAt {
+    /// The node that recorded the state.
+    pub node_id: String,
+    pub snapshot: String,
 }
 
 impl NewNode {
@@ -219,6 +239,7 @@ impl NewNode {
             parent_id: None,
             first_kept_id: None,
             tokens_before: None,
+            code: None,
         }
     }
 
@@ -259,6 +280,12 @@ impl NewNode {
         self
     }
 
+    /// Records the code state seen after this node (see [`NodeCode`]).
+    pub fn with_code(mut self, code: NodeCode) -> NewNode {
+        self.code = Some(code);
+        self
+    }
+
     /// Appends under `parent_id` instead of the current leaf.
     pub fn with_parent(mut self, parent_id: impl Into<String>) -> NewNode {
         self.parent_id = Some(parent_id.into());
@@ -279,6 +306,9 @@ pub struct TreeNode {
     pub aborted: bool,
     pub is_leaf: bool,
     pub created_at: i64,
+    /// The files this node changed, as its [`NodeCode::files`] JSON; `None` when it recorded
+    /// no code state.
+    pub files: Option<String>,
 }
 
 /// A node of a model context as stored (see [`Store::context_json`](crate::Store::context_json)):

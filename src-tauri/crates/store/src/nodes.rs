@@ -133,6 +133,13 @@ impl Store {
                 tokens_before,
                 now
             ])?;
+            if let Some(code) = &node.code {
+                c.prepare_cached(
+                    "INSERT INTO node_code (node_id, session_id, snapshot, files)
+                     VALUES (?1, ?2, ?3, ?4)",
+                )?
+                .execute(params![id, session_id, code.snapshot, code.files])?;
+            }
             let title = if node.kind == NodeKind::User
                 && !session.title_is_custom
                 && session.title.is_empty()

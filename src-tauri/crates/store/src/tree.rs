@@ -31,8 +31,9 @@ impl Store {
             let mut stmt = c.prepare_cached(
                 // Only the head of the text is needed for the first line.
                 "SELECT n.id, n.parent_id, n.kind, n.role, substr(n.text, 1, 2000), n.aborted,
-                        n.created_at, l.label
+                        n.created_at, l.label, k.files
                  FROM nodes n LEFT JOIN labels l ON l.node_id = n.id
+                      LEFT JOIN node_code k ON k.node_id = n.id
                  WHERE n.session_id = ?1 ORDER BY n.seq LIMIT -1 OFFSET ?2",
             )?;
             let offset = i64::try_from(from).unwrap_or(i64::MAX);
@@ -46,11 +47,12 @@ impl Store {
                     r.get::<_, bool>(5)?,
                     r.get::<_, i64>(6)?,
                     r.get::<_, Option<String>>(7)?,
+                    r.get::<_, Option<String>>(8)?,
                 ))
             })?;
             let mut nodes = Vec::new();
             for row in rows {
-                let (id, parent_id, kind, role, text, aborted, created_at, label) = row?;
+                let (id, parent_id, kind, role, text, aborted, created_at, label, files) = row?;
                 nodes.push(TreeNode {
                     is_leaf: session.leaf_id.as_deref() == Some(id.as_str()),
                     id,
@@ -61,6 +63,7 @@ impl Store {
                     label,
                     aborted,
                     created_at,
+                    files,
                 });
             }
             Ok(SessionTree { session, nodes })

@@ -25,6 +25,7 @@
 //! [`blocking`], off the runtime's worker threads.
 
 pub mod cloning;
+pub mod code_state;
 pub mod commands;
 pub mod compare;
 pub mod custom_endpoints;
@@ -49,6 +50,7 @@ use arbor_llm::catalog::Catalog;
 use arbor_store::{SearchHit, SearchOptions, Store};
 use serde::Serialize;
 
+pub use code_state::{code_tracker, FilesMode, NavigationWithFiles, SNAPSHOTS_DIR};
 pub use compare::{BranchComparison, ComparedBranch};
 pub use custom_endpoints::CustomEndpoint;
 pub use data_dir::{resolve_data_dir, DATA_DIR_ENV};

@@ -31,6 +31,10 @@ pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub github_host: Option<String>,
+    /// Extra patterns (`.gitignore` syntax) left out of code snapshots, beside the project's
+    /// own ignore files: such files are never recorded, restored or deleted by a restore.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub snapshot_ignores: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -8,6 +8,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::commands::deliver_export;
 use super::responses::ExportInfo;
+use crate::snapshots::FileChange;
+
 use super::view::{entry_of_node, BranchEntry};
 use super::{AppError, LiveSession, SessionView};
 use crate::compaction::summarize_left_branch;
@@ -27,6 +29,8 @@ pub struct TreeNodeView {
     pub tokens: u64,
     /// US dollars this node cost.
     pub cost: f64,
+    /// The files this node changed (from the state of its nearest ancestor with one).
+    pub files: Vec<FileChange>,
 }
 
 /// The session as a tree: nodes parents first, siblings oldest first.
@@ -111,7 +115,14 @@ impl LiveSession {
             .into_iter()
             .map(|node| {
                 let figures = usage.get(&node.id).copied().unwrap_or_default();
+                // A record that does not parse shows no files rather than failing the tree.
+                let files = node
+                    .files
+                    .as_deref()
+                    .and_then(|json| serde_json::from_str(json).ok())
+                    .unwrap_or_default();
                 TreeNodeView {
+                    files,
                     tokens: figures.tokens,
                     cost: figures.cost,
                     id: node.id,

@@ -9,8 +9,13 @@
 //!   message when it completes (`message_end`), emitting [`CodingEvent::NodeAppended`]; it also
 //!   resumes, navigates, regenerates, forks and switches sessions.
 //!
+//! - [`code`]: the code state of nodes — a snapshot at each user turn and after every tool call
+//!   that may change files, stored with the node; previews, restores, undo and diffs of nodes'
+//!   files.
+//!
 //! [`AgentMessage`]: arbor_agent::AgentMessage
 
+pub mod code;
 pub mod convert;
 mod editing;
 pub mod recorder;
@@ -19,6 +24,7 @@ pub use convert::{
     compaction_summary_message, context_json_messages, context_messages, is_compaction_summary,
     message_text, message_to_node, node_to_message,
 };
+pub use code::{NodeDiff, RestoreInfo, RestorePreview, READ_ONLY_TOOLS};
 pub use recorder::{EventSink, Navigation, SessionRecorder, SessionsError};
 
 /// The coding layer's events live in the protocol crate, beside the agent's.

@@ -29,6 +29,15 @@ pub enum SessionsError {
     NoSession,
     #[error("nothing to regenerate: the current branch has no user message")]
     NothingToRegenerate,
+    #[error(transparent)]
+    Snapshot(crate::snapshots::SnapshotError),
+    #[error(
+        "node {0} has no recorded files: it was stored before Arbor recorded code state \
+         (or with snapshots off), so its files cannot be compared or restored"
+    )]
+    NoCodeState(String),
+    #[error("code state is not recorded for this session (it is not stored)")]
+    NoCodeTracking,
 }
 
 /// Where [`SessionRecorder::navigate`] left the session.
@@ -50,6 +59,8 @@ pub(super) struct Inner {
     model: Option<String>,
     thinking_level: Option<String>,
     sink: Option<EventSink>,
+    /// Snapshots the workspace for the nodes' code state (`None`: none recorded).
+    pub(super) code: Option<Arc<crate::snapshots::CodeTracker>>,
 }
 
 /// Persists an agent's conversation into the store and navigates the session tree. Cheap to
@@ -82,6 +93,7 @@ impl SessionRecorder {
                 model: None,
                 thinking_level: None,
                 sink: None,
+                code: None,
             })),
         })
     }
@@ -176,9 +188,13 @@ impl SessionRecorder {
     /// Stores one completed message under the current leaf (creating the session on the first
     /// one); custom messages are not stored (`Ok(None)`).
     pub fn record(&self, message: &AgentMessage) -> Result<Option<Node>, SessionsError> {
-        let Some(new) = message_to_node(message)? else {
+        let Some(mut new) = message_to_node(message)? else {
             return Ok(None);
         };
+        // Snapshotting happens before the store's lock is taken: it reads the workspace.
+        if let Some(code) = self.code_for(message) {
+            new = new.with_code(code);
+        }
         let node = self.append(new)?;
         self.emit_appended(&node);
         Ok(Some(node))

@@ -2,12 +2,14 @@
 //! diffs.
 
 use git2::{Delta, Diff, DiffFindOptions, DiffFormat, DiffOptions, Patch};
-use serde::Serialize;
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
 
 use super::{SnapshotError, SnapshotId, Snapshots};
 
 /// How a file differs between two snapshots.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ChangeStatus {
     Added,
@@ -19,7 +21,7 @@ pub enum ChangeStatus {
 }
 
 /// One file that differs, with the lines added and removed (0 and 0 for binary files).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct FileChange {
     pub path: String,
     /// A renamed file's path before.
@@ -98,6 +100,32 @@ impl Snapshots {
             true
         })?;
         Ok(text)
+    }
+
+    /// Each changed file's patch (git's format, header included), by the path
+    /// [`Snapshots::changes`] names it with.
+    pub fn file_patches(
+        &self,
+        from: Option<&SnapshotId>,
+        to: &SnapshotId,
+    ) -> Result<HashMap<String, String>, SnapshotError> {
+        let diff = self.diff(from, to)?;
+        let mut patches = HashMap::new();
+        for (index, delta) in diff.deltas().enumerate() {
+            let file = match delta.status() {
+                Delta::Deleted => delta.old_file(),
+                _ => delta.new_file(),
+            };
+            let path = file
+                .path()
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .unwrap_or_default();
+            if let Some(mut patch) = Patch::from_diff(&diff, index)? {
+                let text = String::from_utf8_lossy(&patch.to_buf()?).into_owned();
+                patches.insert(path, text);
+            }
+        }
+        Ok(patches)
     }
 
     fn diff(&self, from: Option<&SnapshotId>, to: &SnapshotId) -> Result<Diff<'_>, SnapshotError> {

@@ -17,12 +17,18 @@
 //!   [`Snapshots::restore`], which first snapshots the present (the undo point) and never
 //!   touches ignored files.
 //!
-//! Not wired into sessions yet: nodes do not record their snapshot and no front end offers a
-//! restore (see issue 15).
+//! - `tracker.rs`: [`CodeTracker`], the snapshots as a session uses them: opened on first use,
+//!   warmed up in the background, Arbor's last recorded state (to tell changes made outside
+//!   Arbor), the last restore's undo point (a reference in the shadow repository, so it
+//!   survives a restart), per-file patches.
+//!
+//! The recorder (`sessions/code.rs`) snapshots at each user turn and after every tool call
+//! that may change files, and stores the snapshot id and the files changed with the node.
 
 mod diff;
 mod restore;
 mod scan;
+mod tracker;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -31,6 +37,7 @@ use git2::{Oid, Repository};
 
 pub use diff::{ChangeStatus, FileChange};
 pub use restore::{PlannedChange, RestoreOutcome, RestorePlan};
+pub use tracker::{CodeTracker, FileDiff, PATCH_MAX_BYTES};
 
 use scan::{CachedFile, ScannedFile};
 
@@ -38,7 +45,9 @@ use scan::{CachedFile, ScannedFile};
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
 
 /// The id of a recorded workspace state (a git tree id in the shadow repository, hex).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize, ts_rs::TS,
+)]
 pub struct SnapshotId(pub String);
 
 impl SnapshotId {
@@ -92,6 +101,8 @@ pub enum SnapshotError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("no restore to undo: nothing was restored in this project yet")]
+    NothingToUndo,
     #[error("git: {0}")]
     Git(#[from] git2::Error),
 }
@@ -106,6 +117,7 @@ impl SnapshotError {
             SnapshotError::IgnorePattern(_) => "invalid_ignore",
             SnapshotError::ChangedOutside { .. } => "changed_outside",
             SnapshotError::Io { .. } => "io",
+            SnapshotError::NothingToUndo => "nothing_to_undo",
             SnapshotError::Git(_) => "git",
         }
     }

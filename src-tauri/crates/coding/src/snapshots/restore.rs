@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::{SnapshotError, SnapshotId, Snapshots};
 
 /// What a restore does to one file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct PlannedChange {
     pub path: String,
     /// `true`: the file is written (changed back, or recreated); `false`: it is deleted.
@@ -22,7 +22,7 @@ pub struct PlannedChange {
 }
 
 /// What restoring a snapshot would change, before anything is written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct RestorePlan {
     pub target: SnapshotId,
     /// The workspace as it is now (the undo point of the restore).
@@ -42,7 +42,7 @@ impl RestorePlan {
 }
 
 /// A restore done.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct RestoreOutcome {
     /// The workspace before the restore: restoring this undoes it.
     pub undo: SnapshotId,

@@ -50,6 +50,10 @@ impl Setup {
     }
 
     pub fn session(&self, model: &str) -> LiveSession {
+        self.session_with_tools(model, &["read", "write"])
+    }
+
+    pub fn session_with_tools(&self, model: &str, tools: &[&str]) -> LiveSession {
         let selection = self
             .app
             .select(&ModelRequest {
@@ -61,7 +65,7 @@ impl Setup {
             cwd: self.project.path().to_owned(),
             selection,
             thinking: ThinkingLevel::Off,
-            tools: vec!["read".into(), "write".into()],
+            tools: tools.iter().map(|name| name.to_string()).collect(),
             system_prompt: Some("You are a test agent.".into()),
             append_system_prompt: None,
             tool_environment: self.app.tool_environment(&[]),

@@ -1,0 +1,127 @@
+//! The code state commands of a [`LiveSession`]: a node's files (preview, restore, undo), the
+//! files between two nodes, and going to a node with or without its files. The recorder does
+//! the work (`sessions/code.rs`); this adds the session's rules (nothing while a run is
+//! active) and where a project's snapshots live.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arbor_store::Project;
+use serde::Serialize;
+
+use super::responses::NavigationInfo;
+use super::{AppError, LiveSession, Settings};
+use crate::sessions::{NodeDiff, RestoreInfo, RestorePreview};
+use crate::snapshots::{CodeTracker, SnapshotOptions};
+
+/// The folder of the data folder that holds the projects' shadow repositories.
+pub const SNAPSHOTS_DIR: &str = "snapshots";
+
+/// What going to a node does with the files (the protocol's, shared by every front end).
+pub use arbor_protocol::FilesMode;
+
+/// Where going to a node landed, and the restore done on the way.
+#[derive(Debug, Clone, Serialize)]
+pub struct NavigationWithFiles {
+    #[serde(flatten)]
+    pub navigation: NavigationInfo,
+    /// With `files: restore`: what was written and deleted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restore: Option<RestoreInfo>,
+    /// With `files: restore`: the preview's list, as it was done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview: Option<RestorePreview>,
+}
+
+/// The snapshots of `project`, in `<data dir>/snapshots/<project id>.git`, leaving out what the
+/// settings' `snapshotIgnores` list (unreadable settings: none extra).
+pub fn code_tracker(data_dir: &Path, project: &Project) -> Arc<CodeTracker> {
+    let extra_ignores = Settings::load(data_dir)
+        .map(|settings| settings.snapshot_ignores)
+        .unwrap_or_default();
+    CodeTracker::new(
+        &data_dir
+            .join(SNAPSHOTS_DIR)
+            .join(format!("{}.git", project.id)),
+        Path::new(&project.root),
+        SnapshotOptions {
+            extra_ignores,
+            ..SnapshotOptions::default()
+        },
+    )
+}
+
+impl LiveSession {
+    fn idle(&self) -> Result<(), AppError> {
+        if self.agent.is_streaming() {
+            return Err(AppError::Busy);
+        }
+        Ok(())
+    }
+
+    /// What bringing `node_id`'s files back would write and delete.
+    pub fn preview_restore(&self, node_id: &str) -> Result<RestorePreview, AppError> {
+        Ok(self.recorder()?.preview_restore(node_id)?)
+    }
+
+    /// Brings `node_id`'s files back (refused while a run is active, and when a file to change
+    /// was changed outside Arbor unless `overwrite_outside`).
+    pub fn restore_files(
+        &self,
+        node_id: &str,
+        overwrite_outside: bool,
+    ) -> Result<RestoreInfo, AppError> {
+        self.idle()?;
+        Ok(self.recorder()?.restore_files(node_id, overwrite_outside)?)
+    }
+
+    /// Brings back the files as they were before the last restore.
+    pub fn undo_restore(&self, overwrite_outside: bool) -> Result<RestoreInfo, AppError> {
+        self.idle()?;
+        Ok(self.recorder()?.undo_restore(overwrite_outside)?)
+    }
+
+    /// Whether "undo restore" has something to bring back.
+    pub fn can_undo_restore(&self) -> Result<bool, AppError> {
+        Ok(self.recorder()?.can_undo_restore()?)
+    }
+
+    /// The files that differ between two nodes' states, with their patches.
+    pub fn diff_nodes(&self, from: &str, to: &str) -> Result<NodeDiff, AppError> {
+        Ok(self.recorder()?.diff_nodes(from, to)?)
+    }
+
+    /// Goes to `node_id` ([`LiveSession::navigate`]); with [`FilesMode::Restore`] its files come
+    /// back first (when that is refused, the conversation does not move either).
+    pub fn navigate_with_files(
+        &self,
+        node_id: &str,
+        files: FilesMode,
+        overwrite_outside: bool,
+    ) -> Result<NavigationWithFiles, AppError> {
+        let (restore, preview) = self.restore_for_navigation(node_id, files, overwrite_outside)?;
+        Ok(NavigationWithFiles {
+            navigation: self.navigate(node_id)?,
+            restore,
+            preview,
+        })
+    }
+
+    /// The restore part of going to a node: checks the node first (a bad id restores nothing).
+    pub fn restore_for_navigation(
+        &self,
+        node_id: &str,
+        files: FilesMode,
+        overwrite_outside: bool,
+    ) -> Result<(Option<RestoreInfo>, Option<RestorePreview>), AppError> {
+        self.idle()?;
+        let recorder = self.recorder()?;
+        let node = recorder.node(node_id)?;
+        if files == FilesMode::Keep {
+            return Ok((None, None));
+        }
+        let preview = recorder.preview_restore(&node.id)?;
+        let restore = recorder.restore_files(&node.id, overwrite_outside)?;
+        Ok((Some(restore), Some(preview)))
+    }
+}

@@ -1,0 +1,215 @@
+//! [`CodeTracker`]: the snapshots of one project as a session uses them — opened on first use,
+//! warmed up off the agent's path, remembering Arbor's last recorded state (to tell changes
+//! made outside Arbor) and the undo point of the last restore.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use git2::Oid;
+
+use super::{
+    FileChange, RestoreOutcome, RestorePlan, SnapshotError, SnapshotId, SnapshotOptions, Snapshots,
+};
+
+/// The shadow repository's reference to the last restore's undo point (a tree): kept there so
+/// "undo restore" survives a restart and works from another front end.
+const UNDO_REF: &str = "refs/arbor/undo-restore";
+
+/// The snapshots of one project, shared by the recorder (which snapshots after tool calls and
+/// at each user turn) and the restore commands. Every method takes the one lock: a restore
+/// never runs beside a snapshot.
+pub struct CodeTracker {
+    shadow: PathBuf,
+    workspace: PathBuf,
+    options: SnapshotOptions,
+    state: Mutex<TrackerState>,
+}
+
+#[derive(Default)]
+struct TrackerState {
+    snapshots: Option<Snapshots>,
+    /// The last state Arbor recorded (a node's snapshot, or a restore's result).
+    recorded: Option<SnapshotId>,
+}
+
+impl std::fmt::Debug for CodeTracker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CodeTracker")
+            .field("shadow", &self.shadow)
+            .field("workspace", &self.workspace)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A file's differences between two states: its change and its unified diff.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+pub struct FileDiff {
+    pub change: FileChange,
+    /// The file's patch (git's format), cut at [`PATCH_MAX_BYTES`]; empty for binary files.
+    pub patch: String,
+    /// The patch was cut.
+    pub truncated: bool,
+}
+
+/// Longest patch handed out per file.
+pub const PATCH_MAX_BYTES: usize = 256 * 1024;
+
+impl CodeTracker {
+    /// A tracker over the shadow repository at `shadow` for `workspace`; nothing is opened yet.
+    pub fn new(shadow: &Path, workspace: &Path, options: SnapshotOptions) -> Arc<Self> {
+        Arc::new(Self {
+            shadow: shadow.to_owned(),
+            workspace: workspace.to_owned(),
+            options,
+            state: Mutex::new(TrackerState::default()),
+        })
+    }
+
+    /// Scans the workspace once in the background, so the first snapshot of a turn reads only
+    /// what changed (the first scan of a large workspace reads every file). Records nothing:
+    /// Arbor's last recorded state stays the one the session stored.
+    pub fn warm_up(self: &Arc<Self>) {
+        let tracker = Arc::clone(self);
+        // A failure here shows again, and is reported, at the first real snapshot.
+        let _detached = std::thread::Builder::new()
+            .name("arbor-snapshot-warm-up".into())
+            .spawn(move || {
+                let mut state = tracker.lock();
+                if let Ok(snapshots) = tracker.open(&mut state) {
+                    let _ = snapshots.take();
+                }
+            });
+    }
+
+    fn lock(&self) -> MutexGuard<'_, TrackerState> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn open<'a>(&self, state: &'a mut TrackerState) -> Result<&'a mut Snapshots, SnapshotError> {
+        if state.snapshots.is_none() {
+            state.snapshots = Some(Snapshots::open(
+                &self.shadow,
+                &self.workspace,
+                self.options.clone(),
+            )?);
+        }
+        state.snapshots.as_mut().ok_or_else(|| SnapshotError::Store {
+            path: self.shadow.clone(),
+            detail: "not open".into(),
+        })
+    }
+
+    /// Records the workspace now; it becomes Arbor's last recorded state.
+    pub fn take(&self) -> Result<SnapshotId, SnapshotError> {
+        let mut state = self.lock();
+        let id = self.open(&mut state)?.take()?;
+        state.recorded = Some(id.clone());
+        Ok(id)
+    }
+
+    /// The files that differ from `from` (`None`: nothing) to `to`.
+    pub fn changes(
+        &self,
+        from: Option<&SnapshotId>,
+        to: &SnapshotId,
+    ) -> Result<Vec<FileChange>, SnapshotError> {
+        let mut state = self.lock();
+        self.open(&mut state)?.changes(from, to)
+    }
+
+    /// The files that differ from `from` to `to`, each with its patch.
+    pub fn file_diffs(
+        &self,
+        from: Option<&SnapshotId>,
+        to: &SnapshotId,
+    ) -> Result<Vec<FileDiff>, SnapshotError> {
+        let mut state = self.lock();
+        let snapshots = self.open(&mut state)?;
+        let patches = snapshots.file_patches(from, to)?;
+        Ok(snapshots
+            .changes(from, to)?
+            .into_iter()
+            .map(|change| {
+                let mut patch = patches.get(&change.path).cloned().unwrap_or_default();
+                let truncated = patch.len() > PATCH_MAX_BYTES;
+                if truncated {
+                    let mut cut = PATCH_MAX_BYTES;
+                    while !patch.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    patch.truncate(cut);
+                }
+                FileDiff {
+                    change,
+                    patch,
+                    truncated,
+                }
+            })
+            .collect())
+    }
+
+    /// What restoring `target` would change. `stored` is the last state the session stored,
+    /// used when this tracker has recorded nothing yet (a new process): files that differ from
+    /// Arbor's last recorded state are marked as changed outside Arbor.
+    pub fn preview(
+        &self,
+        target: &SnapshotId,
+        stored: Option<&SnapshotId>,
+    ) -> Result<RestorePlan, SnapshotError> {
+        let mut state = self.lock();
+        let recorded = state.recorded.clone().or_else(|| stored.cloned());
+        self.open(&mut state)?
+            .preview_restore(target, recorded.as_ref())
+    }
+
+    /// Restores `target` (see [`Snapshots::restore`]); the present is kept as the undo point.
+    pub fn restore(
+        &self,
+        target: &SnapshotId,
+        stored: Option<&SnapshotId>,
+        overwrite_outside: bool,
+    ) -> Result<RestoreOutcome, SnapshotError> {
+        let mut state = self.lock();
+        let recorded = state.recorded.clone().or_else(|| stored.cloned());
+        let snapshots = self.open(&mut state)?;
+        let outcome = snapshots.restore(target, recorded.as_ref(), overwrite_outside)?;
+        snapshots.set_reference(UNDO_REF, &outcome.undo)?;
+        state.recorded = Some(outcome.restored.clone());
+        Ok(outcome)
+    }
+
+    /// The undo point of the last restore, if there was one.
+    pub fn undo_point(&self) -> Result<Option<SnapshotId>, SnapshotError> {
+        let mut state = self.lock();
+        self.open(&mut state)?.reference(UNDO_REF)
+    }
+
+    /// Brings back the state before the last restore. That is itself a restore: undoing twice
+    /// redoes. Files changed since the restore are reported unless `overwrite_outside`.
+    pub fn undo_restore(&self, overwrite_outside: bool) -> Result<RestoreOutcome, SnapshotError> {
+        let undo = self.undo_point()?.ok_or(SnapshotError::NothingToUndo)?;
+        self.restore(&undo, None, overwrite_outside)
+    }
+}
+
+impl Snapshots {
+    /// Points `name` at a snapshot in the shadow repository.
+    pub(super) fn set_reference(&self, name: &str, id: &SnapshotId) -> Result<(), SnapshotError> {
+        self.repo.reference(name, id.oid()?, true, "arbor")?;
+        Ok(())
+    }
+
+    /// The snapshot `name` points at.
+    pub(super) fn reference(&self, name: &str) -> Result<Option<SnapshotId>, SnapshotError> {
+        match self.repo.find_reference(name) {
+            Ok(reference) => Ok(reference
+                .target()
+                .filter(|oid| *oid != Oid::zero())
+                .map(|oid| SnapshotId(oid.to_string()))),
+            Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
