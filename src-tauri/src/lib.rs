@@ -11,6 +11,7 @@
 
 mod channel;
 mod clone_commands;
+mod code_commands;
 mod commands;
 mod error;
 mod session_commands;
@@ -68,6 +69,11 @@ pub fn run() -> Result<(), tauri::Error> {
             tree_commands::compare_branches,
             tree_commands::export_branch,
             tree_commands::summarize_left,
+            code_commands::preview_restore,
+            code_commands::restore_files,
+            code_commands::undo_restore,
+            code_commands::can_undo_restore,
+            code_commands::diff_nodes,
             session_commands::set_model,
             session_commands::set_thinking_level,
             session_commands::list_models,

@@ -185,6 +185,33 @@ pub enum Command {
         #[arg(value_name = "FILE")]
         file: std::path::PathBuf,
     },
+    /// The files that differ between two nodes' recorded states (ids from `arbor tree`): unified
+    /// diffs, or one line per file with --stat.
+    Diff {
+        /// The node to compare from (a unique prefix is enough).
+        #[arg(value_name = "NODE_A")]
+        from: String,
+        /// The node to compare to.
+        #[arg(value_name = "NODE_B")]
+        to: String,
+        /// One line per file: status, lines added and removed, path.
+        #[arg(long)]
+        stat: bool,
+    },
+    /// Bring this project's files back to a node's recorded state: shows what will be written
+    /// and deleted, then asks (files changed outside Arbor are marked). The present is kept:
+    /// `arbor restore --undo` brings it back.
+    Restore {
+        /// The node (a unique prefix is enough).
+        #[arg(value_name = "NODE", required_unless_present = "undo", conflicts_with = "undo")]
+        node: Option<String>,
+        /// Undo the last restore instead.
+        #[arg(long)]
+        undo: bool,
+        /// Restore without asking.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
     /// Full-text search over the messages of every stored session.
     Search {
         /// Words that must all appear (a trailing * matches a prefix).

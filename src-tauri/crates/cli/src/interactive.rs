@@ -36,6 +36,9 @@ const HELP: &str = "Commands:
   /tree                 show this session's tree (node ids, the leaf marked *)
   /goto NODE [--summary] go to a node: a user message is put back for editing, else continue
                         from it; --summary carries a summary of the branch left behind
+  /goto NODE --files [--overwrite] go there and bring the node's files back (files changed
+                        outside Arbor are listed and kept unless --overwrite)
+  /undo-restore [--overwrite] bring back the files as they were before the last restore
   /label NODE [TEXT]    label a node (no text removes the label)
   /compact [FOCUS]      summarise the older conversation now, optionally focused on FOCUS
   /export [FORMAT] [FILE] export this session: markdown (default), jsonl or html
@@ -375,7 +378,7 @@ fn slash_command(
         },
         "compact" => crate::interactive_tree::compact(argument, session, out),
         "tree" | "goto" | "regenerate" | "fork" | "name" | "sessions" | "resume" | "label"
-        | "export" => match &session.recorder {
+        | "export" | "undo-restore" => match &session.recorder {
             Some(recorder) => crate::interactive_tree::session_command(
                 name,
                 argument,

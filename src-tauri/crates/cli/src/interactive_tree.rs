@@ -69,6 +69,40 @@ fn export(recorder: &SessionRecorder, argument: &str) -> anyhow::Result<String> 
     Ok(format!("(exported to {})", path.display()))
 }
 
+/// `/goto NODE --files [--overwrite]`: the preview, then the node's files and the
+/// conversation; files changed outside Arbor stop it (listed) unless `--overwrite`.
+fn goto_with_files(
+    recorder: &SessionRecorder,
+    agent: &Agent,
+    argument: &str,
+) -> anyhow::Result<String> {
+    if agent.is_streaming() {
+        anyhow::bail!("the agent is running: wait for it or press Ctrl+C first");
+    }
+    let words: Vec<&str> = argument.split_whitespace().collect();
+    let overwrite = words.contains(&"--overwrite");
+    let node = match words.iter().find(|word| !word.starts_with("--")) {
+        Some(node) => *node,
+        None => anyhow::bail!("usage: /goto NODE --files [--overwrite] (ids from /tree)"),
+    };
+    let id = recorder.node(node)?.id;
+    let preview = recorder.preview_restore(&id)?;
+    let mut text = crate::code::render_preview(&preview);
+    if !overwrite && preview.changes.iter().any(|c| c.changed_outside) {
+        text.push_str(&format!(
+            "nothing restored: files marked above changed outside Arbor. To overwrite them (they \
+             stay in the undo point): /goto {node} --files --overwrite"
+        ));
+        return Ok(text);
+    }
+    let info = recorder.restore_files(&id, overwrite)?;
+    let navigation = recorder.navigate(agent, &id)?;
+    text.push_str(&crate::code::describe_restore(&info));
+    text.push('\n');
+    text.push_str(&describe_navigation(&navigation));
+    Ok(text)
+}
+
 /// The slash commands that work on the stored session tree.
 pub(crate) fn session_command(
     name: &str,
@@ -84,8 +118,19 @@ pub(crate) fn session_command(
             None => "(no messages yet)".to_owned(),
         }),
         "goto" if argument.is_empty() => Err(anyhow::anyhow!(
-            "usage: /goto NODE [--summary] (ids from /tree)"
+            "usage: /goto NODE [--summary] or /goto NODE --files [--overwrite] (ids from /tree)"
         )),
+        "goto" if argument.split_whitespace().any(|word| word == "--files") => {
+            goto_with_files(recorder, agent, argument)
+        }
+        "undo-restore" => {
+            if agent.is_streaming() {
+                anyhow::bail!("the agent is running: wait for it or press Ctrl+C first");
+            }
+            let overwrite = argument.trim() == "--overwrite";
+            let info = recorder.undo_restore(overwrite)?;
+            Ok(crate::code::describe_restore(&info))
+        }
         "goto" if argument.ends_with("--summary") => {
             let node = argument.trim_end_matches("--summary").trim().to_owned();
             let compactor = compactor.ok_or_else(|| anyhow::anyhow!("compaction is not set up"))?;

@@ -7,6 +7,7 @@
 mod args;
 mod auth;
 mod clone;
+mod code;
 mod config;
 mod interactive;
 mod interactive_tree;
@@ -76,6 +77,35 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let cwd = std::env::current_dir()?;
             transfer::import(&data_dir, file, &cwd, &mut std::io::stdout().lock())?;
             return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Diff { from, to, stat }) => {
+            let cwd = std::env::current_dir()?;
+            code::diff(&data_dir, &cwd, from, to, *stat, &mut std::io::stdout().lock())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Restore { node, undo, yes }) => {
+            let cwd = std::env::current_dir()?;
+            let target = match (node, undo) {
+                (Some(node), false) => code::RestoreTarget::Node(node),
+                _ => code::RestoreTarget::Undo,
+            };
+            let stdin = std::io::stdin();
+            let mut terminal = stdin.lock();
+            let ask: Option<&mut dyn std::io::BufRead> =
+                std::io::IsTerminal::is_terminal(&std::io::stdin()).then_some(&mut terminal);
+            let restored = code::restore(
+                &data_dir,
+                &cwd,
+                target,
+                *yes,
+                ask,
+                &mut std::io::stdout().lock(),
+            )?;
+            return Ok(if restored {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            });
         }
         Some(Command::Search { query, json }) => {
             let query = query.join(" ");

@@ -126,12 +126,6 @@ fn every_command() -> Vec<Command> {
         Command::Navigate {
             node_id: "a1b2".into(),
             summarize: true,
-            files: FilesMode::Keep,
-            overwrite: false,
-        },
-        Command::Navigate {
-            node_id: "c3d4".into(),
-            summarize: false,
             files: FilesMode::Restore,
             overwrite: true,
         },

@@ -17,13 +17,15 @@ pub struct Rpc {
 }
 
 impl Rpc {
-    /// `arbor --mode rpc --no-tools -C DIR ARGS…` with piped stdin and stdout.
+    /// `arbor --mode rpc --no-tools -C DIR ARGS…` with piped stdin and stdout (without
+    /// `--no-tools` when ARGS name `--tools`).
     pub fn start(arbor: &Arbor, dir: &Path, args: &[String]) -> Self {
         let mut command = arbor.command();
-        command
-            .args(["--mode", "rpc", "--no-tools", "-C"])
-            .arg(dir)
-            .args(args);
+        command.args(["--mode", "rpc"]);
+        if !args.iter().any(|arg| arg == "--tools") {
+            command.arg("--no-tools");
+        }
+        command.arg("-C").arg(dir).args(args);
         command.stdin(Stdio::piped());
         let mut child = command.spawn().unwrap();
         Self {

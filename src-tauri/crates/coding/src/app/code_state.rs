@@ -10,7 +10,7 @@ use arbor_store::Project;
 use serde::Serialize;
 
 use super::responses::NavigationInfo;
-use super::{AppError, LiveSession, Settings};
+use super::{AppError, LiveSession, NodeVisit, Settings};
 use crate::sessions::{NodeDiff, RestoreInfo, RestorePreview};
 use crate::snapshots::{CodeTracker, SnapshotOptions};
 
@@ -31,6 +31,14 @@ pub struct NavigationWithFiles {
     /// With `files: restore`: the preview's list, as it was done.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preview: Option<RestorePreview>,
+}
+
+/// A restore from the tree: what it did, and the branch shown when it also went to the node.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct FilesRestored {
+    pub restore: RestoreInfo,
+    /// With "go there too": where the conversation landed.
+    pub visit: Option<NodeVisit>,
 }
 
 /// The snapshots of `project`, in `<data dir>/snapshots/<project id>.git`, leaving out what the
@@ -105,6 +113,19 @@ impl LiveSession {
             restore,
             preview,
         })
+    }
+
+    /// Brings `node_id`'s files back and, with `visit`, goes there in the conversation too
+    /// (the tree's "restore files to here").
+    pub fn restore_files_and_visit(
+        &self,
+        node_id: &str,
+        overwrite_outside: bool,
+        visit: bool,
+    ) -> Result<FilesRestored, AppError> {
+        let restore = self.restore_files(node_id, overwrite_outside)?;
+        let visit = visit.then(|| self.visit_node(node_id)).transpose()?;
+        Ok(FilesRestored { restore, visit })
     }
 
     /// The restore part of going to a node: checks the node first (a bad id restores nothing).

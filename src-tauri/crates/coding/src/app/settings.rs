@@ -118,6 +118,19 @@ impl Settings {
                 )));
             }
         }
+        let mut ignores = ignore::gitignore::GitignoreBuilder::new("/");
+        for pattern in &self.snapshot_ignores {
+            if pattern.trim().is_empty() {
+                return Err(SettingsError::Value(
+                    "an empty snapshot ignore pattern: remove it".into(),
+                ));
+            }
+            if let Err(error) = ignores.add_line(None, pattern) {
+                return Err(SettingsError::Value(format!(
+                    "snapshot ignore `{pattern}` is not a .gitignore pattern: {error}"
+                )));
+            }
+        }
         if let Some(model) = &self.default_model {
             if !model.contains('/') {
                 return Err(SettingsError::Value(format!(
@@ -157,6 +170,7 @@ mod tests {
             tool_env_pass_through: vec!["GH_TOKEN".into()],
             workspaces_dir: Some("/srv/work".into()),
             github_host: Some("github.example.com".into()),
+            snapshot_ignores: vec!["*.bin".into(), "/data/".into()],
         };
         settings.save(dir.path()).unwrap();
         assert_eq!(Settings::load(dir.path()).unwrap(), settings);
@@ -165,6 +179,15 @@ mod tests {
             ..Settings::default()
         };
         assert_eq!(bad.save(dir.path()).unwrap_err().code(), "invalid_settings");
+        for pattern in ["[z-a]", " "] {
+            let bad = Settings {
+                snapshot_ignores: vec![pattern.into()],
+                ..Settings::default()
+            };
+            let error = bad.save(dir.path()).unwrap_err();
+            assert_eq!(error.code(), "invalid_settings", "{pattern}");
+            assert!(error.to_string().contains("snapshot ignore"), "{error}");
+        }
         std::fs::write(dir.path().join(SETTINGS_FILE_NAME), "{\"defaultModel\": 3}").unwrap();
         let error = Settings::load(dir.path()).unwrap_err();
         assert!(error.to_string().contains("settings.json"), "{error}");
