@@ -207,6 +207,7 @@ fn ignored_and_oversized_files_and_the_users_git_are_never_touched() {
         SnapshotOptions {
             max_file_bytes: 1_000,
             extra_ignores: vec!["*.tmp".into()],
+            ..SnapshotOptions::default()
         },
         &[
             (".gitignore", "target/\n*.log\n"),
@@ -368,6 +369,24 @@ fn bad_input_says_what_was_wrong() {
     );
     assert_eq!(fx.snapshots.take().unwrap_err().code(), "invalid_ignore");
 
+    // A workspace too large to record (a home folder opened by mistake) is refused with what
+    // to do, not copied.
+    for options in [
+        SnapshotOptions {
+            max_files: 2,
+            ..SnapshotOptions::default()
+        },
+        SnapshotOptions {
+            max_total_bytes: 5,
+            ..SnapshotOptions::default()
+        },
+    ] {
+        let mut fx = fixture(options, &[("a", "aaa"), ("b", "bbb"), ("c", "ccc")]);
+        let error = fx.snapshots.take().unwrap_err();
+        assert_eq!(error.code(), "workspace_too_large");
+        assert!(error.to_string().contains("ignore"), "{error}");
+    }
+
     let mut fx = fixture(SnapshotOptions::default(), &[("a", "a")]);
     let unknown =
         arbor_coding::snapshots::SnapshotId("0123456789abcdef0123456789abcdef01234567".into());
@@ -383,4 +402,24 @@ fn bad_input_says_what_was_wrong() {
         fx.snapshots.changes(None, &nonsense).unwrap_err().code(),
         "unknown_snapshot"
     );
+}
+
+#[test]
+fn a_tracker_reports_a_too_large_workspace_once_then_records_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    write(root.path(), "a", "a");
+    write(root.path(), "b", "b");
+    let tracker = arbor_coding::snapshots::CodeTracker::new(
+        &data.path().join("s.git"),
+        root.path(),
+        SnapshotOptions {
+            max_files: 1,
+            ..SnapshotOptions::default()
+        },
+    );
+    assert_eq!(tracker.take().unwrap_err().code(), "workspace_too_large");
+    assert_eq!(tracker.take().unwrap(), None);
+    assert_eq!(tracker.undo_point().unwrap(), None);
+    assert_eq!(tracker.undo_restore(false).unwrap_err().code(), "nothing_to_undo");
 }

@@ -109,7 +109,9 @@ impl SessionRecorder {
 
     fn code_since_leaf(&self, tracker: &CodeTracker) -> Result<Option<NodeCode>, SessionsError> {
         let previous = self.state_at_leaf()?;
-        let snapshot = tracker.take()?;
+        let Some(snapshot) = tracker.take()? else {
+            return Ok(None);
+        };
         let files = match &previous {
             Some(previous) if *previous == snapshot => return Ok(None),
             Some(previous) => tracker.changes(Some(previous), &snapshot)?,

@@ -44,6 +44,13 @@ use scan::{CachedFile, ScannedFile};
 /// Files larger than this are left out of snapshots unless [`SnapshotOptions`] says otherwise.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
 
+/// A workspace with more recorded files than this is not snapshotted (a home folder opened by
+/// mistake must not be copied into the data folder).
+pub const DEFAULT_MAX_FILES: usize = 100_000;
+
+/// Nor one whose recorded files add up to more than this.
+pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+
 /// The id of a recorded workspace state (a git tree id in the shadow repository, hex).
 #[derive(
     Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize, ts_rs::TS,
@@ -69,6 +76,10 @@ pub struct SnapshotOptions {
     pub max_file_bytes: u64,
     /// Extra ignore patterns, in `.gitignore` syntax (from the settings).
     pub extra_ignores: Vec<String>,
+    /// More files than this: no snapshot ([`SnapshotError::TooLarge`]).
+    pub max_files: usize,
+    /// More bytes in all than this: no snapshot.
+    pub max_total_bytes: u64,
 }
 
 impl Default for SnapshotOptions {
@@ -76,6 +87,8 @@ impl Default for SnapshotOptions {
         Self {
             max_file_bytes: DEFAULT_MAX_FILE_BYTES,
             extra_ignores: Vec::new(),
+            max_files: DEFAULT_MAX_FILES,
+            max_total_bytes: DEFAULT_MAX_TOTAL_BYTES,
         }
     }
 }
@@ -101,6 +114,14 @@ pub enum SnapshotError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(
+        "{} is too large to record its files (over {files} files or {} MB after ignores), so \
+         going back cannot restore files here: ignore generated folders in .gitignore or in \
+         the settings' snapshot ignores",
+        path.display(),
+        bytes / (1024 * 1024)
+    )]
+    TooLarge { path: PathBuf, files: usize, bytes: u64 },
     #[error("no restore to undo: nothing was restored in this project yet")]
     NothingToUndo,
     #[error("git: {0}")]
@@ -118,6 +139,7 @@ impl SnapshotError {
             SnapshotError::ChangedOutside { .. } => "changed_outside",
             SnapshotError::Io { .. } => "io",
             SnapshotError::NothingToUndo => "nothing_to_undo",
+            SnapshotError::TooLarge { .. } => "workspace_too_large",
             SnapshotError::Git(_) => "git",
         }
     }

@@ -91,21 +91,35 @@ pub(super) fn scan(
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     let mut files = Vec::new();
+    let mut total_bytes = 0u64;
     for entry in walker {
-        let entry = entry.map_err(|e| SnapshotError::Workspace {
-            path: workspace.to_owned(),
-            reason: e.to_string(),
-        })?;
+        // A folder that cannot be read, or a file gone between listing and reading (a build
+        // running beside the agent), is left out: it is neither recorded nor touched by a
+        // restore, and the rest of the workspace is still recorded.
+        let Ok(entry) = entry else {
+            continue;
+        };
         let Some(kind) = entry.file_type() else {
             continue;
         };
         if !(kind.is_file() || kind.is_symlink()) {
             continue;
         }
-        let meta = std::fs::symlink_metadata(entry.path())
-            .map_err(|e| SnapshotError::io(entry.path(), e))?;
+        let meta = match std::fs::symlink_metadata(entry.path()) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(SnapshotError::io(entry.path(), e)),
+        };
         if kind.is_file() && meta.len() > options.max_file_bytes {
             continue;
+        }
+        total_bytes += meta.len();
+        if files.len() >= options.max_files || total_bytes > options.max_total_bytes {
+            return Err(SnapshotError::TooLarge {
+                path: workspace.to_owned(),
+                files: options.max_files,
+                bytes: options.max_total_bytes,
+            });
         }
         let Ok(relative) = entry.path().strip_prefix(workspace) else {
             continue;

@@ -30,6 +30,8 @@ struct TrackerState {
     snapshots: Option<Snapshots>,
     /// The last state Arbor recorded (a node's snapshot, or a restore's result).
     recorded: Option<SnapshotId>,
+    /// The workspace was found too large to record: snapshots are off (reported once).
+    too_large: bool,
 }
 
 impl std::fmt::Debug for CodeTracker {
@@ -101,12 +103,25 @@ impl CodeTracker {
         })
     }
 
-    /// Records the workspace now; it becomes Arbor's last recorded state.
-    pub fn take(&self) -> Result<SnapshotId, SnapshotError> {
+    /// Records the workspace now; it becomes Arbor's last recorded state. `None` when the
+    /// workspace was already found too large to record (that error is returned once, by the
+    /// call that found it: a session reports it once, not at every tool call).
+    pub fn take(&self) -> Result<Option<SnapshotId>, SnapshotError> {
         let mut state = self.lock();
-        let id = self.open(&mut state)?.take()?;
-        state.recorded = Some(id.clone());
-        Ok(id)
+        if state.too_large {
+            return Ok(None);
+        }
+        match self.open(&mut state)?.take() {
+            Ok(id) => {
+                state.recorded = Some(id.clone());
+                Ok(Some(id))
+            }
+            Err(error @ SnapshotError::TooLarge { .. }) => {
+                state.too_large = true;
+                Err(error)
+            }
+            Err(error) => Err(error),
+        }
     }
 
     /// The files that differ from `from` (`None`: nothing) to `to`.
