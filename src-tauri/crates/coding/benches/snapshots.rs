@@ -94,6 +94,33 @@ fn main() {
         },
         runs,
     );
+    let hundred = median(
+        || {
+            n += 1;
+            for file in 0..100 {
+                let path = dir.path().join(format!(
+                    "src/module_{:03}/file_{file:03}.rs",
+                    file % FOLDERS
+                ));
+                std::fs::write(path, format!("let changed = {n};\n")).unwrap();
+            }
+            snapshots.take().unwrap();
+        },
+        runs,
+    );
+    // What a session does after a tool call: the snapshot, then the files changed since the
+    // previous one with their line counts.
+    let mut previous = snapshots.take().unwrap();
+    let step = median(
+        || {
+            n += 1;
+            std::fs::write(&changed, format!("let changed = {n};\n")).unwrap();
+            let next = snapshots.take().unwrap();
+            assert_eq!(snapshots.changes(Some(&previous), &next).unwrap().len(), 1);
+            previous = next;
+        },
+        runs,
+    );
     let now = snapshots.take().unwrap();
     let restore = median(
         || {
@@ -106,5 +133,62 @@ fn main() {
     println!("  first snapshot (every file read and stored)   {initial:>10.3?}");
     println!("  unchanged workspace checked                   {unchanged:>10.3?}  (target well under 100 ms)");
     println!("  one file changed, snapshotted                 {one_changed:>10.3?}");
+    println!("  100 files changed, snapshotted                {hundred:>10.3?}");
+    println!("  a session's step: one changed + its changes   {step:>10.3?}");
     println!("  restore one file and back (two restores)      {restore:>10.3?}");
+
+    // The peer, side by side: a shadow repository driven by the git command line (what other
+    // agents do: `git add -A` into a private index, then `git write-tree`).
+    let peer = data.path().join("peer.git");
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .arg(format!("--git-dir={}", peer.display()))
+            .arg(format!("--work-tree={}", dir.path().display()))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let init = std::process::Command::new("git")
+        .args(["init", "-q", "--bare"])
+        .arg(&peer)
+        .status()
+        .unwrap();
+    assert!(init.success());
+    let peer_snapshot = || {
+        git(&["add", "-A", "."]);
+        git(&["write-tree"]);
+    };
+    let started = Instant::now();
+    peer_snapshot();
+    let peer_first = started.elapsed();
+    std::thread::sleep(Duration::from_millis(2_100));
+    peer_snapshot();
+    let peer_unchanged = median(peer_snapshot, runs);
+    let peer_one = median(
+        || {
+            n += 1;
+            std::fs::write(&changed, format!("let changed = {n};\n")).unwrap();
+            peer_snapshot();
+        },
+        runs,
+    );
+    let ratio = |ours: Duration, theirs: Duration| ours.as_secs_f64() / theirs.as_secs_f64();
+    println!("\npeer (git add -A + write-tree into a shadow repository), medians of {runs}:");
+    println!(
+        "  first snapshot         {peer_first:>10.3?}  (Arbor / peer {:.2})",
+        ratio(initial, peer_first)
+    );
+    println!(
+        "  unchanged checked      {peer_unchanged:>10.3?}  (Arbor / peer {:.2})",
+        ratio(unchanged, peer_unchanged)
+    );
+    println!(
+        "  one file changed       {peer_one:>10.3?}  (Arbor / peer {:.2})",
+        ratio(one_changed, peer_one)
+    );
 }
