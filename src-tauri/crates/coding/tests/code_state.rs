@@ -25,7 +25,11 @@ use serde_json::json;
 fn files(root: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
     let mut found = BTreeMap::new();
     for entry in walk(root) {
-        let rel = entry.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+        let rel = entry
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         let mode = std::fs::metadata(&entry).unwrap().permissions().mode() & 0o777;
         found.insert(rel, (std::fs::read(&entry).unwrap(), mode));
     }
@@ -58,7 +62,11 @@ fn git(root: &Path, args: &[&str]) -> String {
         .env("GIT_COMMITTER_EMAIL", "t@example.com")
         .output()
         .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -126,9 +134,16 @@ struct Nodes {
 /// Runs the script; the tool-result nodes in order.
 async fn scripted(setup: &Setup) -> (LiveSession, Nodes) {
     let session = setup.session_with_tools("plain", &["read", "edit", "bash"]);
-    assert_eq!(run(&session, "change the files").await, RunStatus::Completed);
+    assert_eq!(
+        run(&session, "change the files").await,
+        RunStatus::Completed
+    );
     let tree = session.tree_view().unwrap();
-    let user = tree.nodes.iter().find(|n| n.kind == NodeKind::User).unwrap();
+    let user = tree
+        .nodes
+        .iter()
+        .find(|n| n.kind == NodeKind::User)
+        .unwrap();
     let results: Vec<_> = tree
         .nodes
         .iter()
@@ -170,21 +185,36 @@ async fn every_node_knows_its_files_and_going_back_brings_exactly_them_back() {
     let (session, nodes) = scripted(&setup).await;
     assert_eq!(files(&root), expected[3], "the script ran as planned");
     assert!(
-        !setup.events().iter().any(|e| matches!(
-            e,
-            SessionEvent::Coding(CodingEvent::SnapshotError { .. })
-        )),
+        !setup
+            .events()
+            .iter()
+            .any(|e| matches!(e, SessionEvent::Coding(CodingEvent::SnapshotError { .. }))),
         "no snapshot failed"
     );
 
     // The tree knows what each node changed; reading changes nothing.
     let tree = session.tree_view().unwrap();
-    let files_of = |id: &str| tree.nodes.iter().find(|n| n.id == id).unwrap().files.clone();
-    assert!(files_of(&nodes.user).is_empty(), "the first state of a path");
+    let files_of = |id: &str| {
+        tree.nodes
+            .iter()
+            .find(|n| n.id == id)
+            .unwrap()
+            .files
+            .clone()
+    };
+    assert!(
+        files_of(&nodes.user).is_empty(),
+        "the first state of a path"
+    );
     let edited = files_of(&nodes.edited);
     assert_eq!(edited.len(), 1);
     assert_eq!(
-        (edited[0].path.as_str(), edited[0].status, edited[0].added, edited[0].removed),
+        (
+            edited[0].path.as_str(),
+            edited[0].status,
+            edited[0].added,
+            edited[0].removed
+        ),
         ("src/a.txt", ChangeStatus::Modified, 1, 1)
     );
     let bashed: Vec<_> = files_of(&nodes.bashed)
@@ -212,8 +242,22 @@ async fn every_node_knows_its_files_and_going_back_brings_exactly_them_back() {
     // The diff between two nodes, with patches.
     let diff = session.diff_nodes(&nodes.user, &nodes.renamed).unwrap();
     let paths: Vec<_> = diff.files.iter().map(|f| f.change.path.as_str()).collect();
-    assert_eq!(paths, ["created.txt", "gone.txt", "renamed.txt", "run.sh", "src/a.txt"]);
-    let patch = &diff.files.iter().find(|f| f.change.path == "src/a.txt").unwrap().patch;
+    assert_eq!(
+        paths,
+        [
+            "created.txt",
+            "gone.txt",
+            "renamed.txt",
+            "run.sh",
+            "src/a.txt"
+        ]
+    );
+    let patch = &diff
+        .files
+        .iter()
+        .find(|f| f.change.path == "src/a.txt")
+        .unwrap()
+        .patch;
     assert!(patch.contains("-two\n+TWO\n"), "{patch}");
 
     // Back to each node, newest last, then to the first again: exactly its files each time,
@@ -259,13 +303,22 @@ async fn every_node_knows_its_files_and_going_back_brings_exactly_them_back() {
     let refused = session.restore_files(&nodes.user, false).unwrap_err();
     assert_eq!(refused.code(), "changed_outside");
     assert!(refused.to_string().contains("src/a.txt"), "{refused}");
-    assert_eq!(std::fs::read(root.join("src/a.txt")).unwrap(), b"the user's own edit\n");
+    assert_eq!(
+        std::fs::read(root.join("src/a.txt")).unwrap(),
+        b"the user's own edit\n"
+    );
     assert!(root.join("renamed.txt").exists(), "nothing was written");
     session.restore_files(&nodes.user, true).unwrap();
-    assert_eq!(std::fs::read(root.join("src/a.txt")).unwrap(), b"one\ntwo\n");
+    assert_eq!(
+        std::fs::read(root.join("src/a.txt")).unwrap(),
+        b"one\ntwo\n"
+    );
     // …and the user's edit is in the undo point.
     session.undo_restore(false).unwrap();
-    assert_eq!(std::fs::read(root.join("src/a.txt")).unwrap(), b"the user's own edit\n");
+    assert_eq!(
+        std::fs::read(root.join("src/a.txt")).unwrap(),
+        b"the user's own edit\n"
+    );
 
     // The user's repository never moved: refs, stash and index byte for byte.
     assert_eq!(user_git_state(&root), git_before);
@@ -308,10 +361,20 @@ async fn going_to_a_node_with_its_files_moves_both_or_neither() {
     let moved = session
         .navigate_with_files(&nodes.user, FilesMode::Restore, false)
         .unwrap();
-    assert_eq!(moved.navigation.leaf_id, None, "a user message hands its text back");
-    assert_eq!(moved.navigation.editor_text.as_deref(), Some("change the files"));
+    assert_eq!(
+        moved.navigation.leaf_id, None,
+        "a user message hands its text back"
+    );
+    assert_eq!(
+        moved.navigation.editor_text.as_deref(),
+        Some("change the files")
+    );
     let preview = moved.preview.unwrap();
-    let planned: Vec<_> = preview.changes.iter().map(|c| (c.path.as_str(), c.write)).collect();
+    let planned: Vec<_> = preview
+        .changes
+        .iter()
+        .map(|c| (c.path.as_str(), c.write))
+        .collect();
     assert_eq!(
         planned,
         [
@@ -338,7 +401,10 @@ async fn going_to_a_node_with_its_files_moves_both_or_neither() {
         .navigate_with_files(&nodes.renamed, FilesMode::Restore, false)
         .unwrap_err();
     assert_eq!(refused.code(), "changed_outside");
-    assert_eq!(std::fs::read(root.join("old.txt")).unwrap(), b"edited by hand\n");
+    assert_eq!(
+        std::fs::read(root.join("old.txt")).unwrap(),
+        b"edited by hand\n"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -347,12 +413,19 @@ async fn nodes_without_code_state_and_nothing_to_undo_say_so() {
     let session = setup.session("plain");
     let error = session.undo_restore(false).unwrap_err();
     assert_eq!(error.code(), "nothing_to_undo");
-    assert!(error.to_string().contains("nothing was restored"), "{error}");
+    assert!(
+        error.to_string().contains("nothing was restored"),
+        "{error}"
+    );
     assert_eq!(run(&session, "hello").await, RunStatus::Completed);
     // Both nodes of the turn see its first state; restoring it changes nothing.
     let tree = session.tree_view().unwrap();
     for node in &tree.nodes {
-        assert!(session.preview_restore(&node.id).unwrap().changes.is_empty());
+        assert!(session
+            .preview_restore(&node.id)
+            .unwrap()
+            .changes
+            .is_empty());
     }
     let error = session.preview_restore("zzzz").unwrap_err();
     assert_eq!(error.code(), "invalid_id");

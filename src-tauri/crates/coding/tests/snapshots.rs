@@ -421,5 +421,8 @@ fn a_tracker_reports_a_too_large_workspace_once_then_records_nothing() {
     assert_eq!(tracker.take().unwrap_err().code(), "workspace_too_large");
     assert_eq!(tracker.take().unwrap(), None);
     assert_eq!(tracker.undo_point().unwrap(), None);
-    assert_eq!(tracker.undo_restore(false).unwrap_err().code(), "nothing_to_undo");
+    assert_eq!(
+        tracker.undo_restore(false).unwrap_err().code(),
+        "nothing_to_undo"
+    );
 }

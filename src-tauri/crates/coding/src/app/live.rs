@@ -176,7 +176,9 @@ impl LiveSession {
             recorder.record_thinking_level(self.thinking.as_str())?;
         }
         // The project's snapshots live beside the database, in the same data folder.
-        if let Some(data_dir) = recorder.with_store(|store| store.path().parent().map(Path::to_owned)) {
+        if let Some(data_dir) =
+            recorder.with_store(|store| store.path().parent().map(Path::to_owned))
+        {
             let tracker = super::code_tracker(&data_dir, &recorder.project());
             tracker.warm_up();
             recorder.set_code_tracker(Some(tracker));

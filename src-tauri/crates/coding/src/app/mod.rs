@@ -50,9 +50,7 @@ use arbor_llm::catalog::Catalog;
 use arbor_store::{SearchHit, SearchOptions, Store};
 use serde::Serialize;
 
-pub use code_state::{
-    code_tracker, FilesMode, FilesRestored, NavigationWithFiles, SNAPSHOTS_DIR,
-};
+pub use code_state::{code_tracker, FilesMode, FilesRestored, NavigationWithFiles, SNAPSHOTS_DIR};
 pub use compare::{BranchComparison, ComparedBranch};
 pub use custom_endpoints::CustomEndpoint;
 pub use data_dir::{resolve_data_dir, DATA_DIR_ENV};

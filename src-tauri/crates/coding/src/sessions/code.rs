@@ -133,16 +133,25 @@ impl SessionRecorder {
         let Some(leaf) = inner.store.get_session(session_id)?.leaf_id else {
             return Ok(None);
         };
-        Ok(inner.store.code_at(&leaf)?.map(|at| SnapshotId(at.snapshot)))
+        Ok(inner
+            .store
+            .code_at(&leaf)?
+            .map(|at| SnapshotId(at.snapshot)))
     }
 
     /// The state of the session `node` belongs to at its leaf: the last one it stored.
-    fn stored_state_of_session(&self, node_session: &str) -> Result<Option<SnapshotId>, SessionsError> {
+    fn stored_state_of_session(
+        &self,
+        node_session: &str,
+    ) -> Result<Option<SnapshotId>, SessionsError> {
         let inner = self.lock();
         let Some(leaf) = inner.store.get_session(node_session)?.leaf_id else {
             return Ok(None);
         };
-        Ok(inner.store.code_at(&leaf)?.map(|at| SnapshotId(at.snapshot)))
+        Ok(inner
+            .store
+            .code_at(&leaf)?
+            .map(|at| SnapshotId(at.snapshot)))
     }
 
     /// The files `node` changed (its own record; empty when it changed none).

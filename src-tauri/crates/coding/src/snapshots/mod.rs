@@ -53,7 +53,16 @@ pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 
 /// The id of a recorded workspace state (a git tree id in the shadow repository, hex).
 #[derive(
-    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize, ts_rs::TS,
+    Debug,
+    Clone,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+    ts_rs::TS,
 )]
 pub struct SnapshotId(pub String);
 
@@ -121,7 +130,11 @@ pub enum SnapshotError {
         path.display(),
         bytes / (1024 * 1024)
     )]
-    TooLarge { path: PathBuf, files: usize, bytes: u64 },
+    TooLarge {
+        path: PathBuf,
+        files: usize,
+        bytes: u64,
+    },
     #[error("no restore to undo: nothing was restored in this project yet")]
     NothingToUndo,
     #[error("git: {0}")]

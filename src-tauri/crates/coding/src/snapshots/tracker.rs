@@ -97,10 +97,13 @@ impl CodeTracker {
                 self.options.clone(),
             )?);
         }
-        state.snapshots.as_mut().ok_or_else(|| SnapshotError::Store {
-            path: self.shadow.clone(),
-            detail: "not open".into(),
-        })
+        state
+            .snapshots
+            .as_mut()
+            .ok_or_else(|| SnapshotError::Store {
+                path: self.shadow.clone(),
+                detail: "not open".into(),
+            })
     }
 
     /// Records the workspace now; it becomes Arbor's last recorded state. `None` when the
