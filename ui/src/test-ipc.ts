@@ -4,6 +4,11 @@ import { vi } from 'vitest';
 import type {
   BranchComparison,
   BranchEntry,
+  FileChange,
+  FilesRestored,
+  NodeDiff,
+  RestoreInfo,
+  RestorePreview,
   NodeVisit,
   SessionTreeView,
   TreeNodeView,
@@ -143,6 +148,49 @@ export function fakeIpc(original: typeof import('./ipc')) {
       async (_nodeId: string, format: 'markdown' | 'jsonl' | 'html') =>
         `/home/me/arbor-branch.${format === 'markdown' ? 'md' : format}`,
     ),
+    previewRestore: vi.fn(async (nodeId: string): Promise<RestorePreview> => ({
+      node_id: nodeId,
+      snapshot: 'snap-a',
+      changes: [
+        { path: 'src/parser.rs', write: true, changed_outside: false },
+        { path: 'src/scratch.rs', write: false, changed_outside: false },
+      ],
+    })),
+    restoreFiles: vi.fn(
+      async (nodeId: string, _overwrite: boolean, visit: boolean): Promise<FilesRestored> => ({
+        restore: { ...RESTORED, node_id: nodeId },
+        visit: visit ? landedAt(TREE, nodeId) : null,
+      }),
+    ),
+    undoRestore: vi.fn(async (): Promise<RestoreInfo> => ({
+      ...RESTORED,
+      node_id: null,
+      undo: RESTORED.restored,
+      restored: RESTORED.undo,
+    })),
+    // No restore yet: the panel shows no "Undo restore" until one is done.
+    canUndoRestore: vi.fn(async () => false),
+    diffNodes: vi.fn(async (from: string, to: string): Promise<NodeDiff> => ({
+      from_node: from,
+      to_node: to,
+      from_snapshot: 'snap-a',
+      to_snapshot: 'snap-b',
+      files: [
+        { change: PARSER_CHANGE, patch: PARSER_PATCH, truncated: false },
+        {
+          change: {
+            path: 'src/lexer.rs',
+            old_path: 'src/lex.rs',
+            status: 'renamed',
+            added: 0,
+            removed: 0,
+            binary: false,
+          },
+          patch: '',
+          truncated: false,
+        },
+      ],
+    })),
     summarizeLeft: vi.fn(async () => {
       const { view } = landedAt(TREE, TREE.leaf_id ?? '');
       const summary: BranchEntry = {
@@ -291,6 +339,38 @@ export function comparisonOf(tree: SessionTreeView, left: string, right: string)
   };
 }
 
+/** What the fake's restore did: one file written, one deleted. */
+export const RESTORED: RestoreInfo = {
+  node_id: null,
+  written: 1,
+  deleted: 1,
+  undo: 'snap-before',
+  restored: 'snap-a',
+};
+
+/** A change to `src/parser.rs` (the fake tree's tool result made it) and its patch. */
+export const PARSER_CHANGE: FileChange = {
+  path: 'src/parser.rs',
+  old_path: null,
+  status: 'modified',
+  added: 2,
+  removed: 1,
+  binary: false,
+};
+
+export const PARSER_PATCH = [
+  'diff --git a/src/parser.rs b/src/parser.rs',
+  'index 1111111..2222222 100644',
+  '--- a/src/parser.rs',
+  '+++ b/src/parser.rs',
+  '@@ -1,2 +1,3 @@',
+  ' fn parse() {',
+  '-    todo!()',
+  '+    let tokens = lex();',
+  '+    tokens.len()',
+  '',
+].join('\n');
+
 /** A session tree: a first message answered twice (regenerated), then edited into a branch. */
 export const TREE: SessionTreeView = {
   session_id: 's1',
@@ -305,6 +385,7 @@ export const TREE: SessionTreeView = {
       aborted: false,
       tokens: 0,
       cost: 0,
+      files: [],
     },
     {
       id: 'a1',
@@ -315,6 +396,7 @@ export const TREE: SessionTreeView = {
       aborted: false,
       tokens: 1200,
       cost: 0.004,
+      files: [],
     },
     {
       id: 't1',
@@ -325,6 +407,7 @@ export const TREE: SessionTreeView = {
       aborted: false,
       tokens: 0,
       cost: 0,
+      files: [PARSER_CHANGE],
     },
     {
       id: 'a1b',
@@ -335,6 +418,7 @@ export const TREE: SessionTreeView = {
       aborted: false,
       tokens: 0,
       cost: 0,
+      files: [],
     },
     {
       id: 'u2',
@@ -345,6 +429,7 @@ export const TREE: SessionTreeView = {
       aborted: false,
       tokens: 0,
       cost: 0,
+      files: [],
     },
   ],
 };

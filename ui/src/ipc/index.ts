@@ -5,6 +5,10 @@ import { Channel, invoke } from '@tauri-apps/api/core';
 import { open } from '@tauri-apps/plugin-dialog';
 import type {
   AppInfo,
+  FilesRestored,
+  NodeDiff,
+  RestoreInfo,
+  RestorePreview,
   BranchComparison,
   BranchEntry,
   BranchPage,
@@ -302,6 +306,38 @@ export function nodePreview(nodeId: string): Promise<BranchEntry> {
 /** The branches ending at `left` and `right`, side by side from where they part. */
 export function compareBranches(left: string, right: string): Promise<BranchComparison> {
   return call(() => invoke<BranchComparison>('compare_branches', { left, right }));
+}
+
+/** What bringing a node's files back would write and delete (nothing is written yet). */
+export function previewRestore(nodeId: string): Promise<RestorePreview> {
+  return call(() => invoke<RestorePreview>('preview_restore', { nodeId }));
+}
+
+/**
+ * Brings a node's files back. `overwrite`: also files changed outside Arbor (only after the
+ * preview showed them to the user). `visit`: the conversation goes to the node too.
+ */
+export function restoreFiles(
+  nodeId: string,
+  overwrite: boolean,
+  visit: boolean,
+): Promise<FilesRestored> {
+  return call(() => invoke<FilesRestored>('restore_files', { nodeId, overwrite, visit }));
+}
+
+/** Brings back the files as they were before the last restore (undoing twice redoes). */
+export function undoRestore(overwrite: boolean): Promise<RestoreInfo> {
+  return call(() => invoke<RestoreInfo>('undo_restore', { overwrite }));
+}
+
+/** Whether the project has a restore to undo (also after a restart). */
+export function canUndoRestore(): Promise<boolean> {
+  return call(() => invoke<boolean>('can_undo_restore'));
+}
+
+/** The files that differ between two nodes' states, with their patches. */
+export function diffNodes(from: string, to: string): Promise<NodeDiff> {
+  return call(() => invoke<NodeDiff>('diff_nodes', { from, to }));
 }
 
 /**

@@ -126,6 +126,10 @@ export class ChatStore {
     if (this.model) this.model = { ...this.model, runError: null };
   }
 
+  dismissSnapshotNotice(): void {
+    if (this.model) this.model = { ...this.model, snapshotNotice: null };
+  }
+
   /** Drops `key` and everything after it: an edit or a regenerate takes their place. */
   truncateFrom(key: string): void {
     if (this.model) this.model = { ...truncateFrom(this.model, key), running: true };

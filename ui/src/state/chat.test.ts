@@ -301,6 +301,27 @@ describe('notices', () => {
     });
   });
 
+  it('a snapshot error is a notice that stops nothing, counted until dismissed', () => {
+    let model = applyEvent(empty(), { type: 'agent_start' });
+    model = applyEvent(model, { type: 'snapshot_error', message: 'disk full' });
+    expect(model.snapshotNotice).toEqual({ count: 1, message: 'disk full' });
+    expect(model.runError).toBeNull();
+    expect(model.running).toBe(true);
+    model = applyEvent(model, { type: 'snapshot_error', message: 'still full' });
+    expect(model.snapshotNotice).toEqual({ count: 2, message: 'still full' });
+    model = applyEvent(model, {
+      type: 'agent_end',
+      messages: [],
+      status: 'completed',
+      error: null,
+    });
+    expect(model.runError).toBeNull();
+    // The stored view read after the run keeps it; another session does not.
+    const view = { session_id: null, title: null, entries: [], earlier: 0, state: STATE };
+    expect(fromView(view, model).snapshotNotice).toEqual({ count: 2, message: 'still full' });
+    expect(fromView({ ...view, session_id: 's2' }, model).snapshotNotice).toBeNull();
+  });
+
   it('a stopped run is not an error', () => {
     const model = applyEvent(empty(), {
       type: 'agent_end',

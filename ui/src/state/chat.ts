@@ -78,6 +78,15 @@ export interface RetryNotice {
   message: string;
 }
 
+/** Files could not be recorded for some steps (their messages were stored): not a run error,
+ * nothing stops; restoring files to those steps is not possible. */
+export interface SnapshotNotice {
+  /** How many steps failed since the notice showed. */
+  count: number;
+  /** The last failure's message. */
+  message: string;
+}
+
 export interface RunError {
   kind: LlmError['kind'];
   message: string;
@@ -94,6 +103,7 @@ export interface ChatModel {
   compacting: boolean;
   retry: RetryNotice | null;
   runError: RunError | null;
+  snapshotNotice: SnapshotNotice | null;
   /** The item whose `node_appended` comes next (it follows its `message_end`). */
   awaitingNode: string | null;
   nextKey: number;
@@ -184,6 +194,7 @@ export function fromView(view: SessionView, previous?: ChatModel): ChatModel {
     compacting: false,
     retry: null,
     runError: previous?.running === false ? previous.runError : null,
+    snapshotNotice: previous?.sessionId === view.session_id ? previous.snapshotNotice : null,
     awaitingNode: null,
     nextKey,
     earlier,
@@ -497,6 +508,14 @@ export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
       return {
         ...model,
         runError: { kind: 'provider', message: `Could not save the chat: ${event.message}` },
+      };
+    case 'snapshot_error':
+      return {
+        ...model,
+        snapshotNotice: {
+          count: (model.snapshotNotice?.count ?? 0) + 1,
+          message: event.message,
+        },
       };
     case 'turn_start':
     case 'turn_end':

@@ -13,6 +13,7 @@ function node(id: string, parent: string | null, kind: NodeKind, cost = 0): Tree
     aborted: false,
     tokens: 0,
     cost,
+    files: [],
   };
 }
 
@@ -89,6 +90,45 @@ describe('growing the layout without laying it out again', () => {
     for (const placed of whole.nodes) {
       expect(at(layout, placed.node.id)).toMatchObject({ x: placed.x, y: placed.y });
     }
+  });
+
+  it('carries the files of appended turns and of tool results added to the old leaf', () => {
+    const before = view(chain(2), 'n1');
+    const previous = full(before);
+    const edit = {
+      path: 'src/lib.rs',
+      old_path: null,
+      status: 'modified' as const,
+      added: 4,
+      removed: 2,
+      binary: false,
+    };
+    const withTool = view(
+      [...chain(2), { ...node('t1', 'n1', 'tool_result'), files: [edit] }],
+      't1',
+    );
+    const grown = extendLayout(previous, before, withTool, NONE);
+    expect(grown).not.toBeNull();
+    if (!grown) return;
+    // The leaf's turn changed (it gained a file): a new placement at the same place.
+    expect(at(grown, 'n1')).not.toBe(at(previous, 'n1'));
+    expect(at(grown, 'n1')).toMatchObject({ x: at(previous, 'n1').x, y: at(previous, 'n1').y });
+    expect(at(grown, 'n1').node.files).toEqual([
+      { path: 'src/lib.rs', oldPath: null, status: 'modified', added: 4, removed: 2 },
+    ]);
+    expect(at(grown, 'n0')).toBe(at(previous, 'n0'));
+    const next = view(
+      [...withTool.nodes, { ...node('n2', 't1', 'user'), files: [{ ...edit, path: 'b.rs' }] }],
+      'n2',
+    );
+    const again = extendLayout(grown, withTool, next, NONE);
+    expect(again && at(again, 'n2').node.files.map((f) => f.path)).toEqual(['b.rs']);
+    // Stored files that changed under a known node: laid out anew.
+    const rewritten = view(
+      withTool.nodes.map((n) => (n.id === 't1' ? { ...n, files: [] } : n)),
+      't1',
+    );
+    expect(extendLayout(grown, withTool, rewritten, NONE)).toBeNull();
   });
 
   it('grows one branch of a tree when its row is free', () => {

@@ -3,7 +3,7 @@
 // else sits near it on its row, a full tidy layout would put it straight under its parent and
 // leave every other node where it was. Anything else (a new branch, a run that now collapses
 // differently, a crowded row) answers `null`, and the caller lays the tree out in full.
-import type { SessionTreeView, TreeNodeView } from '../ipc/wire';
+import type { FileChange, SessionTreeView, TreeNodeView } from '../ipc/wire';
 import {
   buildTurns,
   collapseRuns,
@@ -13,6 +13,7 @@ import {
   NODE_WIDTH,
   type Layout,
   type Placed,
+  type TurnFile,
   type TurnNode,
 } from './tree';
 
@@ -20,6 +21,24 @@ import {
 const ROW = NODE_HEIGHT + GAP_Y;
 /** d3's tidy tree keeps nodes of different parents two slots apart: nearer, it would move them. */
 const CLEAR = 2 * (NODE_WIDTH + GAP_X);
+
+/** The same changes, path by path (a list is usually empty, or the same array). */
+function sameFiles(
+  a: readonly (FileChange | TurnFile)[],
+  b: readonly (FileChange | TurnFile)[],
+): boolean {
+  return (
+    a === b ||
+    (a.length === b.length &&
+      a.every(
+        (file, i) =>
+          file.path === b[i].path &&
+          file.status === b[i].status &&
+          file.added === b[i].added &&
+          file.removed === b[i].removed,
+      ))
+  );
+}
 
 function sameStored(a: TreeNodeView, b: TreeNodeView): boolean {
   return (
@@ -30,7 +49,8 @@ function sameStored(a: TreeNodeView, b: TreeNodeView): boolean {
     a.label === b.label &&
     a.aborted === b.aborted &&
     a.tokens === b.tokens &&
-    a.cost === b.cost
+    a.cost === b.cost &&
+    sameFiles(a.files, b.files)
   );
 }
 
@@ -52,6 +72,7 @@ function sameTurn(a: TurnNode, b: TurnNode): boolean {
     a.cost === b.cost &&
     a.branchTokens === b.branchTokens &&
     a.branchCost === b.branchCost &&
+    sameFiles(a.files, b.files) &&
     (a.parent?.id ?? null) === (b.parent?.id ?? null) &&
     a.children.length === b.children.length &&
     a.children.every((child, i) => child.id === b.children[i].id)

@@ -13,7 +13,7 @@ import {
 } from './tree-viewport';
 
 function fan(n: number): TreeNodeView[] {
-  const base = { label: null, aborted: false, tokens: 0, cost: 0 };
+  const base = { label: null, aborted: false, tokens: 0, cost: 0, files: [] };
   const nodes: TreeNodeView[] = [
     { id: 'u', parent_id: null, kind: 'user', first_line: 'u', ...base },
   ];

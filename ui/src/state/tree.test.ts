@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { NodeKind, SessionTreeView, TreeNodeView } from '../ipc/wire';
+import type { FileChange, NodeKind, SessionTreeView, TreeNodeView } from '../ipc/wire';
 import {
   buildTurns,
   collapseRuns,
+  FILES_LISTED,
+  filesSummary,
   layoutTurns,
   leftBranch,
   mergeDelta,
@@ -29,8 +31,17 @@ function node(
     first_line: line,
     label: null,
     aborted: false,
+    files: [],
     ...figures,
   };
+}
+
+function change(path: string, added = 1, removed = 0, status: FileChange['status'] = 'modified') {
+  return { path, old_path: null, status, added, removed, binary: false } satisfies FileChange;
+}
+
+function withFiles(stored: TreeNodeView, ...files: FileChange[]): TreeNodeView {
+  return { ...stored, files };
 }
 
 function view(nodes: TreeNodeView[], leaf: string | null): SessionTreeView {
@@ -113,6 +124,101 @@ describe('folding the stored tree into turns', () => {
       ['a1b', true, true],
     ]);
     expect(roots[1].onPath).toBe(false);
+  });
+});
+
+describe('files changed per turn', () => {
+  it('gives each turn the union of the paths its nodes and tool results changed', () => {
+    const roots = buildTurns(
+      view(
+        [
+          node('u1', null, 'user'),
+          node('a1', 'u1', 'assistant'),
+          withFiles(node('t1', 'a1', 'tool_result'), change('src/b.rs', 3, 1)),
+          withFiles(
+            node('t2', 't1', 'tool_result'),
+            change('src/b.rs', 2, 2),
+            change('src/a.rs', 5, 0, 'added'),
+          ),
+          withFiles(node('m1', 't2', 'model_change', 'm2'), change('notes.md')),
+          node('u2', 'm1', 'user'),
+          withFiles(node('a2', 'u2', 'assistant'), change('src/a.rs', 1, 1)),
+        ],
+        'a2',
+      ),
+    );
+    const [u1] = roots;
+    const a1 = u1.children[0];
+    const a2 = a1.children[0].children[0];
+    expect(u1.files).toEqual([]);
+    // One entry per path, sorted, lines summed; a marker's changes count for the turn above it.
+    expect(a1.files).toEqual([
+      { path: 'notes.md', oldPath: null, status: 'modified', added: 1, removed: 0 },
+      { path: 'src/a.rs', oldPath: null, status: 'added', added: 5, removed: 0 },
+      { path: 'src/b.rs', oldPath: null, status: 'modified', added: 5, removed: 3 },
+    ]);
+    expect(a2.files).toEqual([
+      { path: 'src/a.rs', oldPath: null, status: 'modified', added: 1, removed: 1 },
+    ]);
+    // Turns without changes share one empty list (nothing allocated per turn).
+    expect(u1.files).toBe(a1.children[0].files);
+  });
+
+  it('keeps an added file added, a later delete wins, and a rename keeps its old path', () => {
+    const roots = buildTurns(
+      view(
+        [
+          node('u1', null, 'user'),
+          withFiles(node('a1', 'u1', 'assistant'), change('new.rs', 4, 0, 'added')),
+          withFiles(
+            node('t1', 'a1', 'tool_result'),
+            change('new.rs', 1, 1),
+            change('gone.rs', 0, 0),
+            { ...change('lib.rs', 0, 0, 'renamed'), old_path: 'old.rs' },
+          ),
+          withFiles(node('t2', 't1', 'tool_result'), change('gone.rs', 0, 9, 'deleted')),
+        ],
+        't2',
+      ),
+    );
+    const files = roots[0].children[0].files;
+    expect(files.map((f) => [f.path, f.status, f.oldPath])).toEqual([
+      ['gone.rs', 'deleted', null],
+      ['lib.rs', 'renamed', 'old.rs'],
+      ['new.rs', 'added', null],
+    ]);
+  });
+
+  it('gives a collapsed run the files of the turns it hides', () => {
+    const nodes = chain(10);
+    nodes[3] = withFiles(nodes[3], change('a.rs', 2, 0));
+    nodes[5] = withFiles(nodes[5], change('a.rs', 1, 1), change('b.rs'));
+    const roots = collapseRuns(buildTurns(view(nodes, 'n9')), new Set());
+    const run = roots[0].children[0];
+    expect(run.kind).toBe('run');
+    expect(run.files.map((f) => [f.path, f.added, f.removed])).toEqual([
+      ['a.rs', 3, 1],
+      ['b.rs', 1, 0],
+    ]);
+  });
+
+  it('says how many files and lists their paths, cutting long lists', () => {
+    const roots = buildTurns(
+      view([withFiles(node('u1', null, 'user'), change('a.rs'), change('b.rs'))], 'u1'),
+    );
+    expect(filesSummary(roots[0].files)).toBe('2 files changed: a.rs, b.rs');
+    const many = Array.from({ length: FILES_LISTED + 3 }, (_, i) => ({
+      path: `f${String(i).padStart(2, '0')}.rs`,
+      oldPath: null,
+      status: 'modified' as const,
+      added: 1,
+      removed: 0,
+    }));
+    const text = filesSummary(many);
+    expect(text).toMatch(/^11 files changed: f00\.rs, f01\.rs/);
+    expect(text).toMatch(/, and 3 more$/);
+    expect(text).not.toContain(`f${FILES_LISTED}.rs`);
+    expect(filesSummary(many.slice(0, 1))).toBe('1 file changed: f00.rs');
   });
 });
 

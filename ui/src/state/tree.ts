@@ -4,7 +4,24 @@
 // with the current path marked, long single-child runs collapsed into one segment, and a tidy
 // tree layout from d3-hierarchy.
 import { hierarchy, tree as tidyTree } from 'd3-hierarchy';
-import type { NodeKind, SessionTreeDelta, SessionTreeView, TreeNodeView } from '../ipc/wire';
+import type {
+  ChangeStatus,
+  FileChange,
+  NodeKind,
+  SessionTreeDelta,
+  SessionTreeView,
+  TreeNodeView,
+} from '../ipc/wire';
+
+/** A file a turn changed: its stored nodes' changes to one path, summed. */
+export interface TurnFile {
+  path: string;
+  /** A renamed file's path before (its first rename in the turn). */
+  oldPath: string | null;
+  status: ChangeStatus;
+  added: number;
+  removed: number;
+}
 
 export type TurnKind = 'user' | 'assistant' | 'compaction' | 'branch_summary';
 
@@ -32,6 +49,8 @@ export interface TurnNode {
   cost: number;
   branchTokens: number;
   branchCost: number;
+  /** The files its stored nodes (its tool results too) changed, one entry per path. */
+  files: readonly TurnFile[];
   children: TurnNode[];
   parent: TurnNode | null;
 }
@@ -66,6 +85,55 @@ export function mergeDelta(tree: SessionTreeView, delta: SessionTreeDelta): Sess
   };
 }
 
+/** No files: shared by every turn without changes (most of a long tree). */
+const NO_FILES: readonly TurnFile[] = Object.freeze([]);
+
+/** `into` with `changes` added: one entry per path, lines summed; a file added then changed
+ * stays added, otherwise the latest status wins. */
+function addFiles(into: Map<string, TurnFile>, changes: readonly (FileChange | TurnFile)[]) {
+  for (const change of changes) {
+    const oldPath = 'old_path' in change ? change.old_path : change.oldPath;
+    const known = into.get(change.path);
+    if (!known) {
+      into.set(change.path, {
+        path: change.path,
+        oldPath,
+        status: change.status,
+        added: change.added,
+        removed: change.removed,
+      });
+      continue;
+    }
+    known.added += change.added;
+    known.removed += change.removed;
+    known.oldPath ??= oldPath;
+    if (!(known.status === 'added' && change.status !== 'deleted')) known.status = change.status;
+  }
+}
+
+/** The union of several turns' or nodes' files, by path (sorted). */
+export function unionFiles(lists: readonly (readonly (FileChange | TurnFile)[])[]): TurnFile[] {
+  const union = new Map<string, TurnFile>();
+  for (const list of lists) if (list.length > 0) addFiles(union, list);
+  return [...union.values()].sort(byPath);
+}
+
+function byPath(a: TurnFile, b: TurnFile): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+/** How many paths a badge lists before "and N more". */
+export const FILES_LISTED = 8;
+
+/** The badge's words: "3 files changed: a, b, c" (long lists cut, with how many more). */
+export function filesSummary(files: readonly TurnFile[]): string {
+  const count = `${files.length} ${files.length === 1 ? 'file' : 'files'} changed`;
+  if (files.length === 0) return count;
+  const listed = files.slice(0, FILES_LISTED).map((file) => file.path);
+  const more = files.length - listed.length;
+  return `${count}: ${listed.join(', ')}${more > 0 ? `, and ${more} more` : ''}`;
+}
+
 /** Folds the stored nodes into turns (no collapsing yet). */
 export function buildTurns(view: SessionTreeView): TurnNode[] {
   const byId = new Map(view.nodes.map((node) => [node.id, node]));
@@ -76,11 +144,20 @@ export function buildTurns(view: SessionTreeView): TurnNode[] {
   // The turn a stored node belongs to (itself, or the nearest turn above it).
   const turnOf = new Map<string, TurnNode | null>();
   const pendingMarkers = new Map<string, string[]>();
+  // The files of the turns that changed any (most turns change none: no map for them).
+  const filesOf = new Map<TurnNode, Map<string, TurnFile>>();
+  const record = (turn: TurnNode | null, node: TreeNodeView) => {
+    if (!turn || !node.files || node.files.length === 0) return;
+    let files = filesOf.get(turn);
+    if (!files) filesOf.set(turn, (files = new Map()));
+    addFiles(files, node.files);
+  };
   for (const node of view.nodes) {
     const parentTurn = node.parent_id ? (turnOf.get(node.parent_id) ?? null) : null;
     const inherited = node.parent_id ? (pendingMarkers.get(node.parent_id) ?? []) : [];
     if (!isTurn(node)) {
       turnOf.set(node.id, parentTurn);
+      record(parentTurn, node);
       const marker = markerOf(node);
       pendingMarkers.set(node.id, marker ? [...inherited, marker] : inherited);
       if (node.kind === 'tool_result' && parentTurn) parentTurn.toolResults += 1;
@@ -104,9 +181,11 @@ export function buildTurns(view: SessionTreeView): TurnNode[] {
       cost: node.cost,
       branchTokens,
       branchCost,
+      files: NO_FILES,
       children: [],
       parent: parentTurn,
     };
+    record(turn, node);
     turns.set(node.id, turn);
     turnOf.set(node.id, turn);
     pendingMarkers.set(node.id, []);
@@ -119,6 +198,7 @@ export function buildTurns(view: SessionTreeView): TurnNode[] {
   }
   const currentTurn = view.leaf_id ? turnOf.get(view.leaf_id) : null;
   if (currentTurn) currentTurn.current = true;
+  for (const [turn, files] of filesOf) turn.files = [...files.values()].sort(byPath);
   return roots;
 }
 
@@ -158,6 +238,9 @@ export function collapseRuns(roots: TurnNode[], expanded: ReadonlySet<string>): 
           cost: chain.reduce((sum, t) => sum + t.cost, 0),
           branchTokens: chain[chain.length - 1].branchTokens,
           branchCost: chain[chain.length - 1].branchCost,
+          files: chain.some((t) => t.files.length > 0)
+            ? unionFiles(chain.map((t) => t.files))
+            : NO_FILES,
           children: [],
           parent: copy,
         };

@@ -21,4 +21,9 @@ workspacesDir?: string | null,
 /**
  * The host the GitHub token is for (a GitHub Enterprise server); default `github.com`.
  */
-githubHost?: string | null, };
+githubHost?: string | null, 
+/**
+ * Extra patterns (`.gitignore` syntax) left out of code snapshots, beside the project's
+ * own ignore files: such files are never recorded, restored or deleted by a restore.
+ */
+snapshotIgnores?: Array<string>, };

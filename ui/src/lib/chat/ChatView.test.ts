@@ -282,6 +282,24 @@ describe('the chat', () => {
     );
   });
 
+  it('says when files could not be recorded, without stopping the run', async () => {
+    const { user } = await setup();
+    emit({ type: 'agent_start' }, { type: 'snapshot_error', message: 'disk full' });
+    const notice = await screen.findByTestId('snapshot-notice');
+    expect(notice).toHaveAttribute('role', 'status');
+    expect(notice).toHaveTextContent('Files could not be recorded for this step');
+    expect(notice).toHaveTextContent('disk full');
+    expect(screen.queryByTestId('run-error')).not.toBeInTheDocument();
+    // The run goes on: Stop is still there.
+    expect(screen.getByTestId('stop')).toBeInTheDocument();
+    emit({ type: 'snapshot_error', message: 'still full' });
+    await waitFor(() =>
+      expect(screen.getByTestId('snapshot-notice')).toHaveTextContent('for 2 steps'),
+    );
+    await user.click(within(screen.getByTestId('snapshot-notice')).getByRole('button'));
+    expect(screen.queryByTestId('snapshot-notice')).not.toBeInTheDocument();
+  });
+
   it('refuses an image for a model that takes none, and says why', async () => {
     const { user } = await setup(EMPTY_VIEW);
     const file = new File([new Uint8Array([137, 80, 78, 71])], 'shot.png', { type: 'image/png' });

@@ -74,6 +74,7 @@ describe('the tree panel', () => {
       aborted: false,
       tokens: 0,
       cost: 0,
+      files: [],
     };
     vi.mocked(ipc.sessionTreeSince).mockImplementation(async (since) => ({
       session_id: TREE.session_id,
@@ -246,7 +247,7 @@ describe('comparing branches', () => {
     expect(a).toHaveTextContent('read(path: "src/parser.rs")');
     expect(a).toHaveTextContent('→ read: ok');
     expect(b).toHaveTextContent('Done.');
-    expect(within(compared).getByTestId('compare-files')).toBeDisabled();
+    expect(within(compared).getByTestId('compare-files')).toHaveAttribute('aria-selected', 'false');
     expect(within(compared).getByTestId('compare-close')).toHaveFocus();
     await user.keyboard('{Escape}');
     expect(screen.queryByTestId('compare-view')).not.toBeInTheDocument();
