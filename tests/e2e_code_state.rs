@@ -87,7 +87,11 @@ fn read(root: &Path, path: &str) -> Option<String> {
 
 /// The project's files (a.txt, b.txt, c.txt) as they are.
 fn files(root: &Path) -> [Option<String>; 3] {
-    [read(root, "a.txt"), read(root, "b.txt"), read(root, "c.txt")]
+    [
+        read(root, "a.txt"),
+        read(root, "b.txt"),
+        read(root, "c.txt"),
+    ]
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -99,10 +103,9 @@ async fn nodes_show_their_files_and_going_back_brings_them_back() -> Result<()> 
                 json!({"command": "printf 'one\\nTWO\\n' > a.txt && echo new > b.txt"}),
             ))
             .turn(Turn::text("Changed."))
-            .turn(Turn::stream().tool_call(
-                "bash",
-                json!({"command": "rm b.txt && echo c > c.txt"}),
-            ))
+            .turn(
+                Turn::stream().tool_call("bash", json!({"command": "rm b.txt && echo c > c.txt"})),
+            )
             .turn(Turn::text("Changed again.")),
     )
     .await?;
@@ -181,7 +184,11 @@ async fn code_state_run(session: &DesktopSession, root: &Path) -> Result<()> {
 
     // Restore files to the first message: the preview, then the files and the conversation.
     click_node(client, &first).await?;
-    press(client, "[data-testid=node-menu] [data-testid=restore-files]").await?;
+    press(
+        client,
+        "[data-testid=node-menu] [data-testid=restore-files]",
+    )
+    .await?;
     let rows: Vec<(String, String, String)> = until("the restore preview", async || {
         let rows = client
             .execute(
@@ -235,7 +242,11 @@ async fn code_state_run(session: &DesktopSession, root: &Path) -> Result<()> {
     // writes nothing.
     std::fs::write(root.join("a.txt"), "my own edit\n")?;
     click_node(client, &first).await?;
-    press(client, "[data-testid=node-menu] [data-testid=restore-files]").await?;
+    press(
+        client,
+        "[data-testid=node-menu] [data-testid=restore-files]",
+    )
+    .await?;
     element(
         client,
         "[data-testid=restore-change][data-path='a.txt'][data-outside=true]",
@@ -258,7 +269,11 @@ async fn code_state_run(session: &DesktopSession, root: &Path) -> Result<()> {
 
     // Compare the two commands' turns: the Files tab shows what differs between them.
     click_node(client, &badges[0].0).await?;
-    press(client, "[data-testid=node-menu] [data-testid=compare-select]").await?;
+    press(
+        client,
+        "[data-testid=node-menu] [data-testid=compare-select]",
+    )
+    .await?;
     element(client, "[data-testid=compare-pick]").await?;
     click_node(client, &badges[1].0).await?;
     wait_for_text(
@@ -267,7 +282,11 @@ async fn code_state_run(session: &DesktopSession, root: &Path) -> Result<()> {
         "Compare with A",
     )
     .await?;
-    press(client, "[data-testid=node-menu] [data-testid=compare-select]").await?;
+    press(
+        client,
+        "[data-testid=node-menu] [data-testid=compare-select]",
+    )
+    .await?;
     element(client, "[data-testid=compare-view]").await?;
     press(client, "[data-testid=compare-files]").await?;
     let paths: Vec<String> = until("the files tab", async || {
@@ -282,7 +301,10 @@ async fn code_state_run(session: &DesktopSession, root: &Path) -> Result<()> {
         Ok((!paths.is_empty()).then_some(paths))
     })
     .await?;
-    ensure!(paths == ["b.txt", "c.txt"], "the files between the turns: {paths:?}");
+    ensure!(
+        paths == ["b.txt", "c.txt"],
+        "the files between the turns: {paths:?}"
+    );
     let text = wait_for_text(client, "[data-testid=file-diff][data-path='c.txt']", "c").await?;
     ensure!(text.contains('+'), "the added file's patch: {text}");
     session.screenshot("code-state-compare-files.png").await?;

@@ -203,7 +203,11 @@ pub enum Command {
     /// `arbor restore --undo` brings it back.
     Restore {
         /// The node (a unique prefix is enough).
-        #[arg(value_name = "NODE", required_unless_present = "undo", conflicts_with = "undo")]
+        #[arg(
+            value_name = "NODE",
+            required_unless_present = "undo",
+            conflicts_with = "undo"
+        )]
         node: Option<String>,
         /// Undo the last restore instead.
         #[arg(long)]

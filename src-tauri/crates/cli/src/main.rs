@@ -80,7 +80,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Diff { from, to, stat }) => {
             let cwd = std::env::current_dir()?;
-            code::diff(&data_dir, &cwd, from, to, *stat, &mut std::io::stdout().lock())?;
+            code::diff(
+                &data_dir,
+                &cwd,
+                from,
+                to,
+                *stat,
+                &mut std::io::stdout().lock(),
+            )?;
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Restore { node, undo, yes }) => {

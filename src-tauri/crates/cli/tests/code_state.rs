@@ -53,7 +53,11 @@ async fn nodes(arbor: &Arbor, dir: &std::path::Path) -> (String, String, String)
             .collect()
     };
     let results = of_kind("tool_result");
-    (of_kind("user")[0].clone(), results[0].clone(), results[1].clone())
+    (
+        of_kind("user")[0].clone(),
+        results[0].clone(),
+        results[1].clone(),
+    )
 }
 
 fn read(dir: &std::path::Path, path: &str) -> Option<String> {
@@ -66,7 +70,11 @@ async fn diff_and_restore_from_the_command_line() {
     std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
     let mock = MockProvider::start(script()).await.unwrap();
     let arbor = Arbor::new();
-    let all = args(dir.path(), &mock, &["--tools", "bash", "-p", "change things"]);
+    let all = args(
+        dir.path(),
+        &mock,
+        &["--tools", "bash", "-p", "change things"],
+    );
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
     let out = arbor.run(&all).await;
     assert_eq!(out.status, 0, "{}", out.stderr);
@@ -76,25 +84,49 @@ async fn diff_and_restore_from_the_command_line() {
     assert_eq!(stat.status, 0, "{}", stat.stderr);
     let lines: Vec<&str> = stat.stdout.lines().collect();
     assert_eq!(lines.len(), 3, "{}", stat.stdout);
-    assert!(lines[0].starts_with("modified") && lines[0].ends_with("a.txt"), "{}", lines[0]);
+    assert!(
+        lines[0].starts_with("modified") && lines[0].ends_with("a.txt"),
+        "{}",
+        lines[0]
+    );
     assert!(lines[0].contains("+1 -1"), "{}", lines[0]);
-    assert!(lines[1].starts_with("added") && lines[1].ends_with("c.txt"), "{}", lines[1]);
+    assert!(
+        lines[1].starts_with("added") && lines[1].ends_with("c.txt"),
+        "{}",
+        lines[1]
+    );
     assert_eq!(lines[2], "2 files changed");
     let patch = arbor_in(&arbor, dir.path(), &["diff", &first, &second]).await;
-    assert!(patch.stdout.contains("diff --git a/b.txt b/b.txt"), "{}", patch.stdout);
+    assert!(
+        patch.stdout.contains("diff --git a/b.txt b/b.txt"),
+        "{}",
+        patch.stdout
+    );
     assert!(patch.stdout.contains("-new\n"), "{}", patch.stdout);
 
     // No terminal to ask and no --yes: the preview, then a refusal; nothing written.
     let refused = arbor_in(&arbor, dir.path(), &["restore", &user]).await;
     assert_ne!(refused.status, 0);
-    assert!(refused.stdout.contains("write  a.txt"), "{}", refused.stdout);
-    assert!(refused.stdout.contains("delete c.txt"), "{}", refused.stdout);
+    assert!(
+        refused.stdout.contains("write  a.txt"),
+        "{}",
+        refused.stdout
+    );
+    assert!(
+        refused.stdout.contains("delete c.txt"),
+        "{}",
+        refused.stdout
+    );
     assert!(refused.stderr.contains("--yes"), "{}", refused.stderr);
     assert_eq!(read(dir.path(), "c.txt").as_deref(), Some("c\n"));
 
     let done = arbor_in(&arbor, dir.path(), &["restore", &user, "--yes"]).await;
     assert_eq!(done.status, 0, "{}", done.stderr);
-    assert!(done.stdout.contains("1 written, 1 deleted"), "{}", done.stdout);
+    assert!(
+        done.stdout.contains("1 written, 1 deleted"),
+        "{}",
+        done.stdout
+    );
     assert_eq!(read(dir.path(), "a.txt").as_deref(), Some("one\ntwo\n"));
     assert_eq!(read(dir.path(), "c.txt"), None);
 
@@ -110,7 +142,11 @@ async fn diff_and_restore_from_the_command_line() {
     let elsewhere = tempfile::tempdir().unwrap();
     let foreign = arbor_in(&arbor, elsewhere.path(), &["restore", &user, "--yes"]).await;
     assert_ne!(foreign.status, 0);
-    assert!(foreign.stderr.contains("has no Arbor sessions"), "{}", foreign.stderr);
+    assert!(
+        foreign.stderr.contains("has no Arbor sessions"),
+        "{}",
+        foreign.stderr
+    );
     let usage = arbor_in(&arbor, dir.path(), &["restore"]).await;
     assert_eq!(usage.status, 2, "{}", usage.stderr);
 }
@@ -145,17 +181,32 @@ async fn rpc_goes_to_a_node_with_its_files_and_undoes_it() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["path"].as_str().unwrap().to_owned(), c["write"].as_bool().unwrap()))
+        .map(|c| {
+            (
+                c["path"].as_str().unwrap().to_owned(),
+                c["write"].as_bool().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(planned, [("a.txt".into(), true), ("c.txt".into(), false)]);
-    assert_eq!(read(dir.path(), "c.txt").as_deref(), Some("c\n"), "a preview writes nothing");
+    assert_eq!(
+        read(dir.path(), "c.txt").as_deref(),
+        Some("c\n"),
+        "a preview writes nothing"
+    );
 
     let diff = rpc
-        .call("d", json!({"type": "diff_nodes", "from": user, "to": second}))
+        .call(
+            "d",
+            json!({"type": "diff_nodes", "from": user, "to": second}),
+        )
         .await;
     assert_eq!(diff["success"], true, "{diff}");
     assert_eq!(diff["data"]["files"][0]["change"]["path"], "a.txt");
-    assert!(diff["data"]["files"][0]["patch"].as_str().unwrap().contains("+TWO"));
+    assert!(diff["data"]["files"][0]["patch"]
+        .as_str()
+        .unwrap()
+        .contains("+TWO"));
 
     let moved = rpc
         .call(
@@ -167,7 +218,13 @@ async fn rpc_goes_to_a_node_with_its_files_and_undoes_it() {
     assert_eq!(moved["data"]["editor_text"], "change things");
     assert_eq!(moved["data"]["restore"]["written"], 1);
     assert_eq!(moved["data"]["restore"]["deleted"], 1);
-    assert_eq!(moved["data"]["preview"]["changes"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        moved["data"]["preview"]["changes"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
     assert_eq!(read(dir.path(), "a.txt").as_deref(), Some("one\ntwo\n"));
 
     // The user edits a file; going back to the end's files is refused, then overwritten.
@@ -190,7 +247,10 @@ async fn rpc_goes_to_a_node_with_its_files_and_undoes_it() {
     assert_eq!(read(dir.path(), "c.txt").as_deref(), Some("c\n"));
 
     let bad = rpc
-        .call("b", json!({"type": "navigate", "node_id": user, "files": "everything"}))
+        .call(
+            "b",
+            json!({"type": "navigate", "node_id": user, "files": "everything"}),
+        )
         .await;
     assert_eq!(bad["success"], false, "{bad}");
     rpc.finish().await;

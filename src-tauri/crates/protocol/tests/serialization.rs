@@ -8,8 +8,8 @@ use arbor_llm::{
     StopReason, TextContent, ThinkingLevel, ToolCall, ToolResultMessage, UserContent, UserMessage,
 };
 use arbor_protocol::{
-    AgentEvent, AgentMessage, CodingEvent, Command, FilesMode, CommandEnvelope, CompactionReason,
-    CustomMessage, RunStatus, SessionEvent, ToolResult,
+    AgentEvent, AgentMessage, CodingEvent, Command, CommandEnvelope, CompactionReason,
+    CustomMessage, FilesMode, RunStatus, SessionEvent, ToolResult,
 };
 use serde_json::json;
 
@@ -254,7 +254,8 @@ fn commands_parse_from_the_json_lines_front_ends_send() {
             ..
         }
     ));
-    let bad = serde_json::from_str::<Command>(r#"{"type":"navigate","node_id":"ab","files":"all"}"#);
+    let bad =
+        serde_json::from_str::<Command>(r#"{"type":"navigate","node_id":"ab","files":"all"}"#);
     assert!(bad.unwrap_err().to_string().contains("unknown variant"));
 }
 

@@ -231,12 +231,12 @@ pub fn run(script: Script<'_>) -> Result<Outcome, SandboxError> {
         })));
     }
     let context = Context::full(&runtime).map_err(engine)?;
-    let args = serde_json::to_string(script.args).map_err(|e| SandboxError::Engine(e.to_string()))?;
+    let args =
+        serde_json::to_string(script.args).map_err(|e| SandboxError::Engine(e.to_string()))?;
     let source = prelude::wrap(script.code);
 
     let started = context.with(|ctx| -> Result<(), SandboxError> {
-        prelude::bind(&ctx, script.host.clone(), script.allowed, output.clone())
-            .map_err(engine)?;
+        prelude::bind(&ctx, script.host.clone(), script.allowed, output.clone()).map_err(engine)?;
         ctx.globals()
             .set("__arbor_args_json", args)
             .map_err(engine)?;
@@ -255,10 +255,7 @@ pub fn run(script: Script<'_>) -> Result<Outcome, SandboxError> {
         });
     }
     ended?;
-    let console = output
-        .lock()
-        .map(|o| o.text.clone())
-        .unwrap_or_default();
+    let console = output.lock().map(|o| o.text.clone()).unwrap_or_default();
     let settled = context.with(|ctx| -> Result<Settled, SandboxError> {
         let json: Option<String> = ctx.globals().get("__arbor_settled").map_err(engine)?;
         match json {
@@ -280,8 +277,7 @@ pub fn run(script: Script<'_>) -> Result<Outcome, SandboxError> {
         }
         Settled::Err { message } => Err(classify_message(message, script.limits)),
         Settled::Pending => Err(SandboxError::Script(
-            "the script's promise never settled (it awaited something that never happens)"
-                .into(),
+            "the script's promise never settled (it awaited something that never happens)".into(),
         )),
     }
 }
@@ -315,9 +311,9 @@ fn drive(
             Ok(true) => {}
             Ok(false) => return Ok(()),
             Err(job) => {
-                let message = job
-                    .0
-                    .with(|ctx| CaughtError::from_error(&ctx, rquickjs::Error::Exception).to_string());
+                let message = job.0.with(|ctx| {
+                    CaughtError::from_error(&ctx, rquickjs::Error::Exception).to_string()
+                });
                 return Err(classify_message(message, script.limits));
             }
         }

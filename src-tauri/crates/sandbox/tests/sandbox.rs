@@ -38,7 +38,10 @@ impl Host for MemoryHost {
     }
     fn write(&self, path: &str, content: &str) -> Result<(), HostError> {
         Self::check(path)?;
-        self.files.lock().unwrap().insert(path.into(), content.into());
+        self.files
+            .lock()
+            .unwrap()
+            .insert(path.into(), content.into());
         Ok(())
     }
     fn ls(&self, _path: &str) -> Result<Vec<String>, HostError> {
@@ -113,7 +116,9 @@ impl Fixture {
 
     /// After an attack: the next run works.
     fn still_works(&self) {
-        let outcome = self.run("return (await read('notes.txt')).split('\\n')[0];").unwrap();
+        let outcome = self
+            .run("return (await read('notes.txt')).split('\\n')[0];")
+            .unwrap();
         assert_eq!(outcome.result, "alpha");
     }
 }
@@ -123,15 +128,34 @@ fn the_contract_await_return_console_args_and_helpers() {
     let fx = Fixture::new();
     let outcome = fx.run("return 'plain text';").unwrap();
     assert_eq!(outcome.text(), "plain text");
-    let outcome = fx.run("console.log('one', 2, {three: 3}); return {a: [1, 2]};").unwrap();
+    let outcome = fx
+        .run("console.log('one', 2, {three: 3}); return {a: [1, 2]};")
+        .unwrap();
     assert_eq!(outcome.console, "one 2 {\"three\":3}\n");
     assert_eq!(outcome.result, "{\n  \"a\": [\n    1,\n    2\n  ]\n}");
-    assert_eq!(outcome.text(), "one 2 {\"three\":3}\n{\n  \"a\": [\n    1,\n    2\n  ]\n}");
-    assert_eq!(fx.run("const x = 1;").unwrap().result, "", "undefined gives nothing");
-    assert_eq!(fx.run("return 1 // a comment on the last line").unwrap().result, "1");
+    assert_eq!(
+        outcome.text(),
+        "one 2 {\"three\":3}\n{\n  \"a\": [\n    1,\n    2\n  ]\n}"
+    );
+    assert_eq!(
+        fx.run("const x = 1;").unwrap().result,
+        "",
+        "undefined gives nothing"
+    );
+    assert_eq!(
+        fx.run("return 1 // a comment on the last line")
+            .unwrap()
+            .result,
+        "1"
+    );
 
     let outcome = fx
-        .run_with("return args.name + '!';", &json!({"name": "arbor"}), &[], Arc::default())
+        .run_with(
+            "return args.name + '!';",
+            &json!({"name": "arbor"}),
+            &[],
+            Arc::default(),
+        )
         .unwrap();
     assert_eq!(outcome.result, "arbor!");
 
@@ -146,7 +170,10 @@ fn the_contract_await_return_console_args_and_helpers() {
         .unwrap();
     let value: Value = serde_json::from_str(&outcome.result).unwrap();
     assert_eq!(value["names"], json!(["notes.txt", "out/new.txt"]));
-    assert_eq!(value["hits"], json!([{"path": "notes.txt", "line": 2, "text": "beta gamma"}]));
+    assert_eq!(
+        value["hits"],
+        json!([{"path": "notes.txt", "line": 2, "text": "beta gamma"}])
+    );
     assert_eq!(value["found"], json!(["notes.txt", "out/new.txt"]));
     assert_eq!(value["text"], "made\n");
 
@@ -157,9 +184,17 @@ fn the_contract_await_return_console_args_and_helpers() {
     assert_eq!(outcome.result, "caught: missing.txt: no such file");
     let error = fx.run("throw new TypeError('bad input');").unwrap_err();
     assert_eq!(error.code(), "script_error");
-    assert!(error.to_string().contains("TypeError: bad input"), "{error}");
-    let error = fx.run("return await read('../../etc/passwd');").unwrap_err();
-    assert!(error.to_string().contains("outside the workspace"), "{error}");
+    assert!(
+        error.to_string().contains("TypeError: bad input"),
+        "{error}"
+    );
+    let error = fx
+        .run("return await read('../../etc/passwd');")
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("outside the workspace"),
+        "{error}"
+    );
     let error = fx.run("this is not javascript").unwrap_err();
     assert_eq!(error.code(), "script_error");
 }
@@ -172,7 +207,9 @@ fn an_infinite_loop_stops_at_the_time_limit() {
     assert_eq!(error, SandboxError::Time(fx.limits.time));
     assert!(started.elapsed() < Duration::from_secs(5));
     // Caught or not, the interrupt cannot be swallowed.
-    let error = fx.run("for (;;) { try { while (true) {} } catch (e) {} }").unwrap_err();
+    let error = fx
+        .run("for (;;) { try { while (true) {} } catch (e) {} }")
+        .unwrap_err();
     assert_eq!(error.code(), "time_limit");
     fx.still_works();
 }
@@ -197,7 +234,9 @@ fn runaway_promise_chains_and_microtasks_stop_at_the_time_limit() {
 #[test]
 fn a_huge_string_stops_at_the_memory_limit() {
     let fx = Fixture::new();
-    let error = fx.run("const s = 'x'.repeat(1024 * 1024 * 1024); return s.length;").unwrap_err();
+    let error = fx
+        .run("const s = 'x'.repeat(1024 * 1024 * 1024); return s.length;")
+        .unwrap_err();
     assert_eq!(error.code(), "memory_limit", "{error}");
     let error = fx
         .run("const parts = []; for (;;) parts.push('y'.repeat(1 << 20) + parts.length);")
@@ -209,7 +248,9 @@ fn a_huge_string_stops_at_the_memory_limit() {
 #[test]
 fn deep_recursion_stops_at_the_stack_limit() {
     let fx = Fixture::new();
-    let error = fx.run("const f = (n) => f(n + 1) + 1; return f(0);").unwrap_err();
+    let error = fx
+        .run("const f = (n) => f(n + 1) + 1; return f(0);")
+        .unwrap_err();
     assert_eq!(error.code(), "stack_limit", "{error}");
     fx.still_works();
 }
@@ -217,7 +258,9 @@ fn deep_recursion_stops_at_the_stack_limit() {
 #[test]
 fn endless_output_stops_at_the_output_limit() {
     let fx = Fixture::new();
-    let error = fx.run("for (;;) console.log('z'.repeat(1000));").unwrap_err();
+    let error = fx
+        .run("for (;;) console.log('z'.repeat(1000));")
+        .unwrap_err();
     assert_eq!(error.code(), "output_limit", "{error}");
     let error = fx.run("return 'w'.repeat(10 * 1024 * 1024);").unwrap_err();
     assert_eq!(error.code(), "output_limit", "{error}");
@@ -252,12 +295,25 @@ fn no_network_processes_modules_or_environment() {
 fn a_helper_not_granted_throws_naming_it() {
     let fx = Fixture::new();
     let error = fx
-        .run_with("await write('x.txt', 'no');", &json!({}), &[Helper::Read], Arc::default())
+        .run_with(
+            "await write('x.txt', 'no');",
+            &json!({}),
+            &[Helper::Read],
+            Arc::default(),
+        )
         .unwrap_err();
-    assert!(error.to_string().contains("`write` is not allowed"), "{error}");
+    assert!(
+        error.to_string().contains("`write` is not allowed"),
+        "{error}"
+    );
     assert!(fx.host.read("x.txt").is_err(), "nothing was written");
     let outcome = fx
-        .run_with("return await read('notes.txt');", &json!({}), &[Helper::Read], Arc::default())
+        .run_with(
+            "return await read('notes.txt');",
+            &json!({}),
+            &[Helper::Read],
+            Arc::default(),
+        )
         .unwrap();
     assert_eq!(outcome.result, "alpha\nbeta gamma\n");
 }
@@ -275,7 +331,10 @@ fn tampering_with_prototypes_or_helpers_does_not_outlive_the_run() {
              return await read('notes.txt');",
         )
         .unwrap();
-    assert_eq!(outcome.result, "alpha\nbeta gamma\n", "the helpers cannot be replaced");
+    assert_eq!(
+        outcome.result, "alpha\nbeta gamma\n",
+        "the helpers cannot be replaced"
+    );
     let outcome = fx
         .run("return [({}).polluted, typeof Array.prototype.map, JSON.parse('1')].join(',');")
         .unwrap();

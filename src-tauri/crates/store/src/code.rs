@@ -42,9 +42,11 @@ impl Store {
     pub fn node_files(&self, node: &str) -> Result<Option<String>> {
         self.read(|c| {
             let id = resolve(c, IdTable::Nodes, None, node)?;
-            Ok(c.prepare_cached("SELECT files FROM node_code WHERE node_id = ?1")?
-                .query_row(params![id], |r| r.get(0))
-                .optional()?)
+            Ok(
+                c.prepare_cached("SELECT files FROM node_code WHERE node_id = ?1")?
+                    .query_row(params![id], |r| r.get(0))
+                    .optional()?,
+            )
         })
     }
 }

@@ -68,8 +68,8 @@
 //! [`Store::context_json`] is the one exception: the context as [`ContextNode`]s whose JSON is
 //! handed out unchecked, for a caller that parses every message anyway (resuming a session).
 
-mod context;
 mod code;
+mod context;
 mod db;
 mod error;
 mod ids;
@@ -86,8 +86,8 @@ pub use db::{Store, APPLICATION_ID, BUSY_TIMEOUT, DB_FILE_NAME, SCHEMA_VERSION};
 pub use error::{Result, StoreError};
 pub use import::{ImportedNode, ImportedSession};
 pub use model::{
-    CodeAt, ContextNode, NewNode, NodeCode, Node, NodeKind, OutlineNode, Project, SearchHit, SearchOptions, Session,
-    SessionSummary, SessionTree, TreeNode,
+    CodeAt, ContextNode, NewNode, Node, NodeCode, NodeKind, OutlineNode, Project, SearchHit,
+    SearchOptions, Session, SessionSummary, SessionTree, TreeNode,
 };
 pub use search::fts_query;
 pub use stats::{NodeUsage, SessionStats};
