@@ -33,6 +33,7 @@ pub mod export;
 pub mod request_hook;
 pub mod secrets;
 pub mod sessions;
+pub mod skills;
 pub mod snapshots;
 pub mod system_prompt;
 pub mod tools;

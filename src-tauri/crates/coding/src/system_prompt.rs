@@ -61,6 +61,14 @@ fn tool_guidance(name: &str) -> Option<&'static str> {
         "ls" => "list a folder",
         "grep" => "search file contents by regex (respects .gitignore)",
         "find" => "find files by glob (respects .gitignore)",
+        "js" => {
+            "run JavaScript in a sandbox whose file helpers (read, write, ls, grep, find) stay \
+             inside the project: processing data, changing many files at once"
+        }
+        "create_tool" => {
+            "propose a reusable tool (a SKILL.md and a script) for the user to approve; once \
+             approved it is offered like the others"
+        }
         _ => return None,
     })
 }

@@ -32,6 +32,23 @@ pub enum CodingEvent {
     /// Recording the workspace's files for a node failed (the message is stored without them;
     /// going back to it cannot bring files back).
     SnapshotError { message: String },
+    /// The model proposed a tool (or a change to one): the user reviews its files and
+    /// approves or rejects it (`approve_tool` / `reject_tool`). `previous` holds the approved
+    /// version's files when this changes one.
+    ApprovalRequested {
+        approval_id: String,
+        /// `create_tool` or `edit_tool`.
+        kind: String,
+        name: String,
+        skill_md: String,
+        #[ts(type = "Record<string, string>")]
+        files: std::collections::BTreeMap<String, String>,
+        allowed_tools: Vec<String>,
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional = nullable, type = "Record<string, string> | null")]
+        previous: Option<std::collections::BTreeMap<String, String>>,
+    },
     /// A request failed with a transient error (rate limit, overload, network) before its
     /// answer started, and will be sent again after `delay_ms`. `attempt` counts from 1.
     RetryScheduled {

@@ -33,6 +33,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0004_node_code",
         include_str!("../migrations/0004_node_code.sql"),
     ),
+    ("0005_tools", include_str!("../migrations/0005_tools.sql")),
 ];
 
 /// The schema version this build creates and understands (`PRAGMA user_version`).

@@ -41,6 +41,7 @@ pub(crate) enum IdTable {
     /// Nodes of one session (the `&str` is the session id).
     Nodes,
     Projects,
+    ToolApprovals,
 }
 
 /// Resolves a unique id prefix to the full id. Full ids resolve to themselves (if they exist).
@@ -58,6 +59,10 @@ pub(crate) fn resolve(
         IdTable::Projects => (
             "project",
             "SELECT id FROM projects WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3",
+        ),
+        IdTable::ToolApprovals => (
+            "tool approval",
+            "SELECT id FROM tool_approvals WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT ?3",
         ),
         IdTable::Nodes => (
             "node",

@@ -13,7 +13,7 @@
 //! in `PRAGMA user_version`; `PRAGMA application_id` marks the file as Arbor's, so a foreign or
 //! corrupt file is refused ([`StoreError::NotArborDatabase`]) instead of being modified.
 //!
-//! # Schema (version 4)
+//! # Schema (version 5)
 //!
 //! ```text
 //! projects  id PK, root UNIQUE, origin_url, created_at, last_opened_at
@@ -32,6 +32,12 @@
 //! node_code node_id PK (→ a node of session_id), session_id, snapshot, files JSON: the code
 //!           state a node recorded (see [`NodeCode`]); a node without a row saw the state of
 //!           its nearest ancestor with one ([`Store::code_at`])
+//! tool_approvals id PK, project_id → projects ON DELETE CASCADE, name, scope, hash, files JSON,
+//!           reason, session_id, status (pending → approved | rejected; approved → revoked |
+//!           superseded), decision_reason, created_at, decided_at: one version of a tool of
+//!           the model's, pinned to its content hash ([`ToolApproval`])
+//! tool_runs id PK, project_id → projects ON DELETE CASCADE, name, hash, arguments, result,
+//!           is_error, duration_ms, created_at ([`ToolRun`])
 //! nodes_fts FTS5 external-content table over nodes.text (rowid = nodes.seq), kept in step by
 //!           triggers; search joins back to nodes / sessions / projects for filtering
 //! ```
@@ -80,6 +86,7 @@ mod projects;
 mod search;
 mod sessions;
 mod stats;
+mod tools;
 mod tree;
 
 pub use db::{Store, APPLICATION_ID, BUSY_TIMEOUT, DB_FILE_NAME, SCHEMA_VERSION};
@@ -91,3 +98,4 @@ pub use model::{
 };
 pub use search::fts_query;
 pub use stats::{NodeUsage, SessionStats};
+pub use tools::{ApprovalStatus, NewToolApproval, NewToolRun, ToolApproval, ToolRun};

@@ -49,6 +49,8 @@ pub enum AppError {
     Endpoint(#[from] EndpointError),
     #[error(transparent)]
     Clone(#[from] crate::clone::CloneError),
+    #[error(transparent)]
+    Toolbox(#[from] crate::skills::ToolboxError),
     #[error("the key is empty: paste the key itself")]
     EmptyKey,
     #[error("{0}")]
@@ -96,6 +98,7 @@ impl AppError {
             AppError::Sessions(SessionsError::NothingToRegenerate) => "nothing_to_regenerate",
             AppError::Sessions(SessionsError::Decode(_)) => "corrupt",
             AppError::Sessions(SessionsError::Snapshot(error)) => error.code(),
+            AppError::Toolbox(error) => error.code(),
             AppError::Sessions(SessionsError::NoCodeState(_)) => "no_code_state",
             AppError::Sessions(SessionsError::NoCodeTracking) => "no_code_tracking",
             AppError::Compaction(CompactionError::Busy) => "busy",

@@ -70,6 +70,8 @@ pub struct LiveSession {
     client: LlmClient,
     sink: SinkSlot,
     subscription: Option<SubscriptionId>,
+    /// The tools offered: built-ins, `create_tool`, the model's approved tools.
+    pub(crate) tools: super::model_tools::SessionTools,
 }
 
 impl std::fmt::Debug for LiveSession {
@@ -137,9 +139,9 @@ impl LiveSession {
         let options = AgentOptions::new(selection.model.clone())
             .system_prompt(system_prompt)
             .thinking_level(thinking)
-            .tools(tools)
+            .tools(tools.clone())
             .request_options(request_options(&selection));
-        Ok(Self {
+        let session = Self {
             agent: Agent::new(client.clone(), options),
             selection,
             tool_names: names,
@@ -153,7 +155,10 @@ impl LiveSession {
             client,
             sink,
             subscription: None,
-        })
+            tools: super::model_tools::SessionTools::default(),
+        };
+        session.tools.set_builtins(&session.agent, tools);
+        Ok(session)
     }
 
     /// Stores the conversation in `store`, in the project of the session's folder, starting on
@@ -182,6 +187,16 @@ impl LiveSession {
             let tracker = super::code_tracker(&data_dir, &recorder.project());
             tracker.warm_up();
             recorder.set_code_tracker(Some(tracker));
+        }
+        if let Some(toolbox) = super::model_tools::toolbox_for(&recorder, &self.cwd) {
+            let wants_create_tool = self.tool_names.iter().any(|n| n == "create_tool");
+            self.tools.connect(
+                &self.agent,
+                toolbox,
+                &recorder,
+                wants_create_tool,
+                &self.redactor,
+            );
         }
         self.recorder = Some(recorder);
         Ok(())
@@ -217,6 +232,9 @@ impl LiveSession {
             CompactionSettings::default(),
             self.recorder.clone(),
         ));
+        if let Some(toolbox) = self.tools.toolbox() {
+            toolbox.set_sink(Some(coding_sink.clone()));
+        }
         compactor.set_sink(Some(coding_sink));
         let hook = SessionRequestHook::new(compactor.clone(), self.client.retry_policy().clone());
         self.agent.set_request_hook(Some(Arc::new(hook)));
@@ -237,6 +255,9 @@ impl LiveSession {
         }
         if let Some(recorder) = &self.recorder {
             recorder.set_sink(None);
+        }
+        if let Some(toolbox) = self.tools.toolbox() {
+            toolbox.set_sink(None);
         }
     }
 
@@ -263,7 +284,7 @@ impl LiveSession {
                 redactor: self.redactor.clone(),
             },
         )?;
-        self.agent.set_tools(tools);
+        self.tools.set_builtins(&self.agent, tools);
         self.agent.set_model(selection.model.clone());
         self.agent.set_request_options(request_options(&selection));
         self.selection = selection;
@@ -304,7 +325,7 @@ impl LiveSession {
                     redactor: self.redactor.clone(),
                 },
             )?;
-            self.agent.set_tools(tools);
+            self.tools.set_builtins(&self.agent, tools);
         }
         self.selection.api_key = key;
         self.selection.key_source = source;

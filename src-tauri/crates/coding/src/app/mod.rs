@@ -34,6 +34,7 @@ pub mod error;
 pub mod key_check;
 pub mod keys;
 pub mod live;
+mod model_tools;
 pub mod project;
 pub mod responses;
 pub mod selection;

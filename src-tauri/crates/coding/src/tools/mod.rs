@@ -1,7 +1,7 @@
 //! The built-in tools and the constructor that picks the enabled ones.
 
-mod args;
-mod atomic;
+pub(crate) mod args;
+pub(crate) mod atomic;
 pub mod bash;
 pub mod edit;
 pub mod find;
@@ -11,7 +11,7 @@ mod paths;
 pub mod read;
 mod redacting;
 mod truncate;
-mod walk;
+pub(crate) mod walk;
 pub mod write;
 
 use std::sync::Arc;
@@ -32,7 +32,20 @@ pub use truncate::{MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
 pub use write::WriteTool;
 
 /// The tools enabled when nothing else is asked for, in the order they are offered to the model.
-pub const DEFAULT_TOOLS: &[&str] = &["read", "write", "edit", "bash", "ls", "grep", "find"];
+pub const DEFAULT_TOOLS: &[&str] = &[
+    "read",
+    "write",
+    "edit",
+    "bash",
+    "ls",
+    "grep",
+    "find",
+    "js",
+    "create_tool",
+];
+
+/// Tools the session builds itself (they need its store): [`builtin_tools`] skips them.
+pub const SESSION_TOOLS: &[&str] = &["create_tool"];
 
 /// Which built-in tools to build, and how.
 #[derive(Debug, Clone)]
@@ -90,6 +103,8 @@ pub fn builtin_tools(
             "ls" => Arc::new(LsTool::new(workspace.clone())),
             "grep" => Arc::new(GrepTool::new(workspace.clone())),
             "find" => Arc::new(FindTool::new(workspace.clone())),
+            "js" => Arc::new(crate::skills::JsTool::new(workspace.cwd().to_path_buf())),
+            name if SESSION_TOOLS.contains(&name) => continue,
             _ => {
                 return Err(BuiltinToolsError::UnknownTool {
                     name: name.to_string(),

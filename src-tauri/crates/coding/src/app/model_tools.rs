@@ -1,0 +1,170 @@
+//! The tools a [`LiveSession`] offers — the built-ins, `create_tool`, and the model's approved
+//! tools — kept current as tools are approved, rejected, revoked or changed on disk; and the
+//! session's commands on the model's tools (list, review, approve, reject, revoke, history).
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use arbor_agent::{Agent, AgentTool};
+use arbor_store::{Store, ToolApproval, ToolRun};
+
+use super::{AppError, LiveSession};
+use crate::secrets::Redactor;
+use crate::skills::{CreateToolTool, ToolList, ToolReview, Toolbox};
+use crate::tools::RedactingTool;
+use crate::SessionRecorder;
+
+#[derive(Default)]
+struct Inner {
+    builtins: Vec<Arc<dyn AgentTool>>,
+    toolbox: Option<Arc<Toolbox>>,
+    create_tool: Option<Arc<dyn AgentTool>>,
+    /// Cleans the model's tools' output of keys, like the built-ins'.
+    redactor: Option<Redactor>,
+}
+
+/// The session's tool set, shared with the toolbox's change callback.
+#[derive(Clone, Default)]
+pub(crate) struct SessionTools {
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl SessionTools {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Replaces the built-in tools (a model change rebuilds them) and offers the new set.
+    pub(crate) fn set_builtins(&self, agent: &Agent, builtins: Vec<Arc<dyn AgentTool>>) {
+        let names = builtins
+            .iter()
+            .map(|t| (t.spec().name.clone(), t.spec().description.clone()))
+            .collect();
+        let toolbox = {
+            let mut inner = self.lock();
+            inner.builtins = builtins;
+            inner.toolbox.clone()
+        };
+        if let Some(toolbox) = toolbox {
+            toolbox.set_builtins(names);
+        }
+        self.install(agent);
+    }
+
+    pub(crate) fn toolbox(&self) -> Option<Arc<Toolbox>> {
+        self.lock().toolbox.clone()
+    }
+
+    /// Offers the current set: built-ins, `create_tool` (when enabled and stored), and the
+    /// approved tools whose files are still the approved ones.
+    pub(crate) fn install(&self, agent: &Agent) {
+        let (mut tools, create_tool, toolbox, redactor) = {
+            let inner = self.lock();
+            (
+                inner.builtins.clone(),
+                inner.create_tool.clone(),
+                inner.toolbox.clone(),
+                inner.redactor.clone(),
+            )
+        };
+        tools.extend(create_tool);
+        if let Some(toolbox) = toolbox {
+            for tool in toolbox.offered() {
+                tools.push(match &redactor {
+                    Some(redactor) => RedactingTool::wrap(tool, redactor.clone()),
+                    None => tool,
+                });
+            }
+        }
+        agent.set_tools(tools);
+    }
+
+    /// Connects the project's toolbox: `create_tool` joins when `wants_create_tool`, and every
+    /// decision re-offers the tools to `agent`.
+    pub(crate) fn connect(
+        &self,
+        agent: &Agent,
+        toolbox: Arc<Toolbox>,
+        recorder: &SessionRecorder,
+        wants_create_tool: bool,
+        redactor: &Redactor,
+    ) {
+        let builtins: Vec<(String, String)> = self
+            .lock()
+            .builtins
+            .iter()
+            .map(|t| (t.spec().name.clone(), t.spec().description.clone()))
+            .collect();
+        toolbox.set_builtins(builtins);
+        let create_tool: Option<Arc<dyn AgentTool>> = wants_create_tool.then(|| {
+            let recorder = recorder.clone();
+            let tool: Arc<dyn AgentTool> = Arc::new(CreateToolTool::new(
+                toolbox.clone(),
+                Arc::new(move || recorder.session_id()),
+            ));
+            RedactingTool::wrap(tool, redactor.clone())
+        });
+        {
+            let mut inner = self.lock();
+            inner.toolbox = Some(toolbox.clone());
+            inner.create_tool = create_tool;
+            inner.redactor = Some(redactor.clone());
+        }
+        let (tools, agent_for_changes) = (self.clone(), agent.clone());
+        toolbox.set_on_change(Some(Arc::new(move || tools.install(&agent_for_changes))));
+        self.install(agent);
+    }
+}
+
+/// The toolbox of the project a recorder stores into (its own store connection).
+pub(crate) fn toolbox_for(recorder: &SessionRecorder, workspace: &Path) -> Option<Arc<Toolbox>> {
+    let data_dir = recorder.with_store(|store| store.path().parent().map(Path::to_owned))?;
+    let store = Store::open(&data_dir).ok()?;
+    Some(Toolbox::new(store, workspace, &data_dir, &recorder.project().id))
+}
+
+impl LiveSession {
+    /// The project's toolbox (`None` when nothing is stored).
+    pub fn toolbox(&self) -> Result<Arc<Toolbox>, AppError> {
+        self.tools.toolbox().ok_or(AppError::NotStored)
+    }
+
+    /// Every tool: built-in, approved, pending, invalid (with why).
+    pub fn list_tools(&self) -> Result<ToolList, AppError> {
+        Ok(self.toolbox()?.list()?)
+    }
+
+    /// What a person reviews before deciding on an approval.
+    pub fn review_tool(&self, approval_id: &str) -> Result<ToolReview, AppError> {
+        Ok(self.toolbox()?.review(approval_id)?)
+    }
+
+    /// Approves a pending tool: its files are written and it is offered from the next request.
+    pub fn approve_tool(&self, approval_id: &str) -> Result<ToolApproval, AppError> {
+        Ok(self.toolbox()?.approve(approval_id)?)
+    }
+
+    /// Rejects a pending tool; the reason reaches the model when it is waiting.
+    pub fn reject_tool(
+        &self,
+        approval_id: &str,
+        reason: Option<&str>,
+    ) -> Result<ToolApproval, AppError> {
+        Ok(self.toolbox()?.reject(approval_id, reason)?)
+    }
+
+    /// Takes a tool's approval back.
+    pub fn revoke_tool(&self, name: &str) -> Result<(), AppError> {
+        Ok(self.toolbox()?.revoke(name)?)
+    }
+
+    /// The runs of the model's tools (of `name`), newest first.
+    pub fn tool_history(&self, name: Option<&str>) -> Result<Vec<ToolRun>, AppError> {
+        Ok(self.toolbox()?.history(name)?)
+    }
+
+    /// Offers the tools again (a tool's files may have changed since the last request).
+    pub fn refresh_tools(&self) {
+        self.tools.install(&self.agent);
+    }
+}

@@ -1,0 +1,212 @@
+//! [`WorkspaceHost`]: the sandbox's file helpers over one project folder. Unlike the built-in
+//! tools (which the model calls in the open, and which follow any path), a script's helpers
+//! stay inside the project: relative paths only, no `..`, and a link that leads out is
+//! refused — the folder's real path is checked after links are resolved.
+
+use std::path::{Component, Path, PathBuf};
+
+use arbor_sandbox::{GrepHit, Host, HostError};
+use globset::GlobBuilder;
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::sinks::UTF8;
+use grep_searcher::{BinaryDetection, SearcherBuilder};
+
+use crate::tools::atomic::write_atomic;
+use crate::tools::walk::walker;
+
+/// Largest file `read` hands a script, and largest content `write` takes.
+pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
+/// Most names `ls`, hits `grep` and paths `find` answer.
+pub const MAX_ENTRIES: usize = 5_000;
+/// Files larger than this are not searched by `grep`.
+const MAX_GREP_FILE_BYTES: u64 = 2 * 1024 * 1024;
+
+/// The helpers over the project at `root`.
+#[derive(Debug, Clone)]
+pub struct WorkspaceHost {
+    /// The project's real path (links resolved).
+    root: PathBuf,
+}
+
+impl WorkspaceHost {
+    /// Helpers over `root` (which must exist).
+    pub fn new(root: &Path) -> std::io::Result<Self> {
+        Ok(Self {
+            root: root.canonicalize()?,
+        })
+    }
+
+    /// `path` inside the project, or why not. The deepest part that exists is resolved (links
+    /// followed) and must still be inside; the rest cannot hold links, since it does not exist.
+    fn inside(&self, path: &str) -> Result<PathBuf, HostError> {
+        let outside = || {
+            HostError(format!(
+                "{path} is outside the project: scripts may only use paths inside it, relative \
+                 to its folder"
+            ))
+        };
+        let given = Path::new(path);
+        if path.is_empty() || given.is_absolute() {
+            return Err(outside());
+        }
+        let mut relative = PathBuf::new();
+        for component in given.components() {
+            match component {
+                Component::Normal(part) => relative.push(part),
+                Component::CurDir => {}
+                _ => return Err(outside()),
+            }
+        }
+        let full = self.root.join(&relative);
+        let mut existing = full.as_path();
+        let mut rest = Vec::new();
+        while !existing.exists() && existing.symlink_metadata().is_err() {
+            let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else {
+                return Err(outside());
+            };
+            rest.push(name.to_owned());
+            existing = parent;
+        }
+        let mut real = existing.canonicalize().map_err(|_| outside())?;
+        if !real.starts_with(&self.root) {
+            return Err(outside());
+        }
+        for name in rest.into_iter().rev() {
+            real.push(name);
+        }
+        Ok(real)
+    }
+
+    fn shown(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_else(|_| path.display().to_string())
+    }
+}
+
+fn io_error(path: &str, error: std::io::Error) -> HostError {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => HostError(format!("{path}: no such file or folder")),
+        _ => HostError(format!("{path}: {error}")),
+    }
+}
+
+impl Host for WorkspaceHost {
+    fn read(&self, path: &str) -> Result<String, HostError> {
+        let full = self.inside(path)?;
+        let meta = std::fs::metadata(&full).map_err(|e| io_error(path, e))?;
+        if meta.is_dir() {
+            return Err(HostError(format!("{path} is a folder: use ls")));
+        }
+        if meta.len() > MAX_FILE_BYTES {
+            return Err(HostError(format!(
+                "{path} is larger than {} MB",
+                MAX_FILE_BYTES / (1024 * 1024)
+            )));
+        }
+        let bytes = std::fs::read(&full).map_err(|e| io_error(path, e))?;
+        String::from_utf8(bytes).map_err(|_| HostError(format!("{path} is not UTF-8 text")))
+    }
+
+    fn write(&self, path: &str, content: &str) -> Result<(), HostError> {
+        if content.len() as u64 > MAX_FILE_BYTES {
+            return Err(HostError(format!(
+                "{path}: content larger than {} MB",
+                MAX_FILE_BYTES / (1024 * 1024)
+            )));
+        }
+        let full = self.inside(path)?;
+        if full.is_dir() {
+            return Err(HostError(format!("{path} is a folder")));
+        }
+        if let Some(parent) = full.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io_error(path, e))?;
+        }
+        // The folders just made are inside: check again that a link did not lead elsewhere.
+        self.inside(path)?;
+        write_atomic(&full, content.as_bytes()).map_err(|e| io_error(path, e))
+    }
+
+    fn ls(&self, path: &str) -> Result<Vec<String>, HostError> {
+        let full = self.inside(path)?;
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(&full).map_err(|e| io_error(path, e))? {
+            let entry = entry.map_err(|e| io_error(path, e))?;
+            let mut name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                name.push('/');
+            }
+            names.push(name);
+        }
+        names.sort();
+        names.truncate(MAX_ENTRIES);
+        Ok(names)
+    }
+
+    fn grep(&self, pattern: &str, path: Option<&str>) -> Result<Vec<GrepHit>, HostError> {
+        let root = self.inside(path.unwrap_or("."))?;
+        regex_syntax::Parser::new()
+            .parse(pattern)
+            .map_err(|e| HostError(format!("invalid pattern {pattern:?}: {e}")))?;
+        let matcher = RegexMatcherBuilder::new()
+            .line_terminator(Some(b'\n'))
+            .build(pattern)
+            .map_err(|e| HostError(format!("invalid pattern {pattern:?}: {e}")))?;
+        let mut searcher = SearcherBuilder::new()
+            .line_number(true)
+            .binary_detection(BinaryDetection::quit(b'\x00'))
+            .build();
+        let mut hits = Vec::new();
+        let mut files: Vec<PathBuf> = walker(&root)
+            .build()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .filter(|e| e.metadata().is_ok_and(|m| m.len() <= MAX_GREP_FILE_BYTES))
+            .map(|e| e.into_path())
+            .collect();
+        files.sort();
+        for file in files {
+            let shown = self.shown(&file);
+            let _ = searcher.search_path(
+                &matcher,
+                &file,
+                UTF8(|line, text| {
+                    hits.push(GrepHit {
+                        path: shown.clone(),
+                        line,
+                        text: text.trim_end_matches(['\n', '\r']).to_owned(),
+                    });
+                    Ok(hits.len() < MAX_ENTRIES)
+                }),
+            );
+            if hits.len() >= MAX_ENTRIES {
+                break;
+            }
+        }
+        Ok(hits)
+    }
+
+    fn find(&self, pattern: &str) -> Result<Vec<String>, HostError> {
+        let full_path = pattern.contains('/');
+        let glob = GlobBuilder::new(pattern)
+            .literal_separator(full_path)
+            .build()
+            .map_err(|e| HostError(format!("invalid glob {pattern:?}: {e}")))?
+            .compile_matcher();
+        let mut found = Vec::new();
+        for entry in walker(&self.root).build().filter_map(Result::ok) {
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let shown = self.shown(entry.path());
+            let name = entry.file_name().to_string_lossy();
+            let candidate = if full_path { shown.as_str() } else { &name };
+            if glob.is_match(candidate) {
+                found.push(shown);
+            }
+        }
+        found.sort();
+        found.truncate(MAX_ENTRIES);
+        Ok(found)
+    }
+}

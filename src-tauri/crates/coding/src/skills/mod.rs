@@ -1,0 +1,35 @@
+//! The model's own tools: folders with a `SKILL.md` (and a script) that run only after the user
+//! approved exactly their files, and the `js` tool — both in the JavaScript sandbox
+//! (`arbor-sandbox`).
+//!
+//! # Map
+//! - `manifest.rs`: `SKILL.md` — YAML front matter (Agent Skills `name`/`description` rules,
+//!   `parameters` as JSON Schema, `entry`, `allowed-tools`) and instructions; every problem
+//!   with its file, line and what to fix.
+//! - `folder.rs`: tool folders on disk (`<workspace>/.tools/`, `<data dir>/tools/`; the
+//!   project's wins), read whole, and the content hash approvals are pinned to.
+//! - `toolbox.rs`: [`Toolbox`] — the list (built-in, approved, pending, invalid), proposals,
+//!   approve / reject / revoke, run history, and the tools offered to the model.
+//! - `dynamic.rs`: the approved tools as agent tools (checked against their hash before every
+//!   run, every run recorded) and `create_tool`, which waits for the user where one can answer.
+//! - `js_tool.rs`: `js {code}` and the runner both share; `host.rs`: the helpers confined to
+//!   the project folder.
+
+mod dynamic;
+mod folder;
+mod host;
+mod js_tool;
+mod manifest;
+mod toolbox;
+
+pub use dynamic::{CreateToolTool, ModelTool};
+pub use folder::{
+    content_hash, discover, read_folder, ToolFiles, ToolFolder, ToolScope, PROJECT_TOOLS_DIR,
+    USER_TOOLS_DIR,
+};
+pub use host::WorkspaceHost;
+pub use js_tool::JsTool;
+pub use manifest::{name_problem, parse_manifest, ManifestProblem, SkillManifest, SKILL_FILE};
+pub use toolbox::{
+    Decision, ToolEntry, ToolList, ToolReview, ToolStatus, Toolbox, ToolboxError,
+};
