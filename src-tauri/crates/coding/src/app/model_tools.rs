@@ -36,19 +36,26 @@ impl SessionTools {
 
     /// Replaces the built-in tools (a model change rebuilds them) and offers the new set.
     pub(crate) fn set_builtins(&self, agent: &Agent, builtins: Vec<Arc<dyn AgentTool>>) {
-        let names = builtins
-            .iter()
-            .map(|t| (t.spec().name.clone(), t.spec().description.clone()))
-            .collect();
         let toolbox = {
             let mut inner = self.lock();
             inner.builtins = builtins;
             inner.toolbox.clone()
         };
         if let Some(toolbox) = toolbox {
-            toolbox.set_builtins(names);
+            toolbox.set_builtins(self.listed());
         }
         self.install(agent);
+    }
+
+    /// Arbor's own tools of this session, by name and description, for the tools list.
+    fn listed(&self) -> Vec<(String, String)> {
+        let inner = self.lock();
+        inner
+            .builtins
+            .iter()
+            .chain(inner.create_tool.iter())
+            .map(|t| (t.spec().name.clone(), t.spec().description.clone()))
+            .collect()
     }
 
     pub(crate) fn toolbox(&self) -> Option<Arc<Toolbox>> {
@@ -89,13 +96,6 @@ impl SessionTools {
         wants_create_tool: bool,
         redactor: &Redactor,
     ) {
-        let builtins: Vec<(String, String)> = self
-            .lock()
-            .builtins
-            .iter()
-            .map(|t| (t.spec().name.clone(), t.spec().description.clone()))
-            .collect();
-        toolbox.set_builtins(builtins);
         let create_tool: Option<Arc<dyn AgentTool>> = wants_create_tool.then(|| {
             let recorder = recorder.clone();
             let tool: Arc<dyn AgentTool> = Arc::new(CreateToolTool::new(
@@ -110,6 +110,7 @@ impl SessionTools {
             inner.create_tool = create_tool;
             inner.redactor = Some(redactor.clone());
         }
+        toolbox.set_builtins(self.listed());
         let (tools, agent_for_changes) = (self.clone(), agent.clone());
         toolbox.set_on_change(Some(Arc::new(move || tools.install(&agent_for_changes))));
         self.install(agent);
