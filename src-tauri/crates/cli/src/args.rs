@@ -108,7 +108,7 @@ pub struct AgentArgs {
     #[arg(
         long,
         value_name = "LIST",
-        default_value = "read,write,edit,bash,ls,grep,find",
+        default_value = "read,write,edit,bash,ls,grep,find,js,create_tool",
         conflicts_with = "no_tools"
     )]
     pub tools: String,
@@ -243,10 +243,44 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The model's tools of this project: list them (built-in, approved, pending, invalid), show
+    /// one with its files, approve, reject or revoke one, and the history of their runs.
+    Tools {
+        #[command(subcommand)]
+        action: Option<ToolsAction>,
+    },
     /// Manage API keys in the OS keychain (and the GitHub token, account `github`).
     Auth {
         #[command(subcommand)]
         action: AuthAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ToolsAction {
+    /// Every tool with its status (the default).
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// A tool with its files (a change: the diff against the approved version).
+    Show { name: String },
+    /// Approve a pending tool: its files are written to .tools/NAME/ and pinned.
+    Approve { name: String },
+    /// Reject a pending tool.
+    Reject {
+        name: String,
+        /// Why (the model reads it when it is waiting).
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Take a tool's approval back.
+    Revoke { name: String },
+    /// The runs of the model's tools, newest first.
+    History {
+        name: Option<String>,
+        #[arg(long)]
+        json: bool,
     },
 }
 

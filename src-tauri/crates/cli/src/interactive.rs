@@ -39,6 +39,9 @@ const HELP: &str = "Commands:
   /goto NODE --files [--overwrite] go there and bring the node's files back (files changed
                         outside Arbor are listed and kept unless --overwrite)
   /undo-restore [--overwrite] bring back the files as they were before the last restore
+  /tools                the model's tools: built-in, approved, pending, invalid
+  /approve [NAME]       approve the tool the model proposed (it can use it at once)
+  /reject [NAME] REASON reject it; the model reads the reason
   /label NODE [TEXT]    label a node (no text removes the label)
   /compact [FOCUS]      summarise the older conversation now, optionally focused on FOCUS
   /export [FORMAT] [FILE] export this session: markdown (default), jsonl or html
@@ -188,6 +191,10 @@ pub async fn run(
     );
     let _ = editor.load_history(&history);
     let out = Console::new(Style { color: true });
+    // The person at the terminal answers approvals: `create_tool` waits for `/approve`.
+    if let Ok(toolbox) = session.toolbox() {
+        toolbox.set_answerable(true);
+    }
     {
         let out = out.clone();
         session.attach(move |event| match event {
@@ -377,6 +384,12 @@ fn slash_command(
             ),
         },
         "compact" => crate::interactive_tree::compact(argument, session, out),
+        "tools" | "approve" | "reject" => {
+            match crate::tools::interactive_command(name, argument, session) {
+                Ok(text) => say(out, &text),
+                Err(error) => say(out, &error.to_string()),
+            }
+        }
         "tree" | "goto" | "regenerate" | "fork" | "name" | "sessions" | "resume" | "label"
         | "export" | "undo-restore" => match &session.recorder {
             Some(recorder) => crate::interactive_tree::session_command(

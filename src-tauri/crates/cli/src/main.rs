@@ -20,6 +20,7 @@ mod rpc_mode;
 mod selection;
 mod session;
 mod stored;
+mod tools;
 mod transfer;
 
 use std::io::{IsTerminal, Read};
@@ -120,6 +121,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Auth { action }) => return auth::run(&data_dir, action),
+        Some(Command::Tools { action }) => {
+            let cwd = std::env::current_dir()?;
+            tools::run(
+                &data_dir,
+                &cwd,
+                action.as_ref(),
+                &mut std::io::stdout().lock(),
+            )?;
+            return Ok(ExitCode::SUCCESS);
+        }
         Some(Command::Clone {
             url,
             dir,

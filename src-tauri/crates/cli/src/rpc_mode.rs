@@ -74,6 +74,10 @@ pub async fn run(mut session: LiveSession, resolver: ModelResolver) -> anyhow::R
     writer.send(&header(&session));
     let events = writer.clone();
     session.attach(move |event| events.send(event));
+    // A client answers approvals (`approve_tool` / `reject_tool`): `create_tool` waits for it.
+    if let Ok(toolbox) = session.toolbox() {
+        toolbox.set_answerable(true);
+    }
     let session: Shared = Arc::new(RwLock::new(session));
 
     let mut runs: Vec<JoinHandle<()>> = Vec::new();
@@ -246,6 +250,17 @@ async fn handle(
         Command::PreviewRestore { node_id } => data(live.preview_restore(&node_id)),
         Command::UndoRestore { overwrite } => data(live.undo_restore(overwrite)),
         Command::DiffNodes { from, to } => data(live.diff_nodes(&from, &to)),
+        Command::ListTools => data(live.list_tools()),
+        Command::ApproveTool { approval_id } => data(live.approve_tool(&approval_id)),
+        Command::RejectTool {
+            approval_id,
+            reason,
+        } => data(live.reject_tool(&approval_id, reason.as_deref())),
+        Command::RevokeTool { name } => data(live.revoke_tool(&name).map(|()| Value::Null)),
+        Command::ToolHistory { name } => data(
+            live.tool_history(name.as_deref())
+                .map(|runs| json!({ "runs": runs })),
+        ),
         Command::Compact { focus } => {
             drop(live);
             let cancel = CancellationToken::new();

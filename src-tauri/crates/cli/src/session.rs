@@ -53,6 +53,23 @@ pub fn describe_event(event: &CodingEvent) -> Option<String> {
         CodingEvent::CompactionEnd {
             error: Some(error), ..
         } => Some(format!("arbor: compaction failed: {error}")),
+        CodingEvent::SnapshotError { message } => Some(format!(
+            "arbor: could not record the project's files for this step: {message}"
+        )),
+        CodingEvent::ApprovalRequested {
+            name,
+            reason,
+            files,
+            allowed_tools,
+            previous,
+            ..
+        } => Some(crate::tools::describe_request(
+            name,
+            reason,
+            files,
+            allowed_tools,
+            previous.as_ref(),
+        )),
         _ => None,
     }
 }

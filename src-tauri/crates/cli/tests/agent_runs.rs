@@ -203,7 +203,17 @@ async fn json_mode_prints_a_header_and_every_event() {
     assert_eq!(header["model"], "mock-model");
     assert_eq!(
         header["tools"],
-        json!(["read", "write", "edit", "bash", "ls", "grep", "find"])
+        json!([
+            "read",
+            "write",
+            "edit",
+            "bash",
+            "ls",
+            "grep",
+            "find",
+            "js",
+            "create_tool"
+        ])
     );
     insta::assert_debug_snapshot!("json_mode_transcript", transcript(&run.stdout));
 }

@@ -39,7 +39,12 @@ fn helpers_refuse_every_way_out_of_the_project() {
         let error = host.read(path).unwrap_err();
         assert!(error.0.contains("outside the project"), "{path}: {error}");
     }
-    for path in ["../new.txt", "out/new.txt", "out/deeper/new.txt", "/tmp/new.txt"] {
+    for path in [
+        "../new.txt",
+        "out/new.txt",
+        "out/deeper/new.txt",
+        "/tmp/new.txt",
+    ] {
         let error = host.write(path, "x").unwrap_err();
         assert!(error.0.contains("outside the project"), "{path}: {error}");
     }
@@ -52,14 +57,25 @@ fn helpers_refuse_every_way_out_of_the_project() {
     assert_eq!(host.read("src/a.txt").unwrap(), "alpha\n");
     assert_eq!(host.read("./inside-link.txt").unwrap(), "alpha\n");
     host.write("src/new/b.txt", "beta\n").unwrap();
-    assert_eq!(std::fs::read_to_string(root.join("src/new/b.txt")).unwrap(), "beta\n");
+    assert_eq!(
+        std::fs::read_to_string(root.join("src/new/b.txt")).unwrap(),
+        "beta\n"
+    );
     assert_eq!(host.ls("src").unwrap(), ["a.txt", "new/"]);
     let hits = host.grep("beta", None).unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!((hits[0].path.as_str(), hits[0].line), ("src/new/b.txt", 1));
     assert_eq!(host.find("*.txt").unwrap(), ["src/a.txt", "src/new/b.txt"]);
-    assert!(host.read("src/missing.txt").unwrap_err().0.contains("no such file"));
-    assert!(host.grep("(", None).unwrap_err().0.contains("invalid pattern"));
+    assert!(host
+        .read("src/missing.txt")
+        .unwrap_err()
+        .0
+        .contains("no such file"));
+    assert!(host
+        .grep("(", None)
+        .unwrap_err()
+        .0
+        .contains("invalid pattern"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

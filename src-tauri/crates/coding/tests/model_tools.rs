@@ -92,7 +92,9 @@ async fn a_proposed_tool_approved_over_the_session_runs_in_the_same_run() {
     let session = setup.session_with_tools("plain", &["read", "create_tool"]);
     let toolbox = session.toolbox().unwrap();
     toolbox.set_answerable(true);
-    let run = session.start_prompt("make a word counter".into(), Vec::new()).unwrap();
+    let run = session
+        .start_prompt("make a word counter".into(), Vec::new())
+        .unwrap();
 
     // The proposal is announced, with its files; nothing is written before the answer.
     let (approval_id, files) = loop {
@@ -104,11 +106,18 @@ async fn a_proposed_tool_approved_over_the_session_runs_in_the_same_run() {
     assert_eq!(files, tool_files());
     assert!(!setup.project.path().join(".tools/word-count").exists());
     let listed = session.list_tools().unwrap();
-    let entry = listed.tools.iter().find(|t| t.name == "word-count").unwrap();
+    let entry = listed
+        .tools
+        .iter()
+        .find(|t| t.name == "word-count")
+        .unwrap();
     assert_eq!(entry.status, ToolStatus::Pending);
     assert_eq!(entry.permissions, ["can read files in this project"]);
     let review = session.review_tool(&approval_id).unwrap();
-    assert_eq!((review.kind.as_str(), review.previous.is_none()), ("create_tool", true));
+    assert_eq!(
+        (review.kind.as_str(), review.previous.is_none()),
+        ("create_tool", true)
+    );
 
     session.approve_tool(&approval_id).unwrap();
     let outcome = run.await.unwrap().unwrap();
@@ -116,8 +125,13 @@ async fn a_proposed_tool_approved_over_the_session_runs_in_the_same_run() {
 
     // Written, offered from the next request, run, and recorded.
     assert_eq!(
-        std::fs::read_to_string(setup.project.path().join(".tools/word-count/scripts/main.js"))
-            .unwrap(),
+        std::fs::read_to_string(
+            setup
+                .project
+                .path()
+                .join(".tools/word-count/scripts/main.js")
+        )
+        .unwrap(),
         SCRIPT
     );
     let offered = offered(&setup);
@@ -130,7 +144,10 @@ async fn a_proposed_tool_approved_over_the_session_runs_in_the_same_run() {
     assert_eq!(history.len(), 1);
     assert_eq!(history[0].arguments, r#"{"path":"notes.txt"}"#);
     assert!(!history[0].is_error);
-    assert_eq!(history[0].hash, arbor_coding::skills::content_hash(&serde_json::from_value(tool_files()).unwrap()));
+    assert_eq!(
+        history[0].hash,
+        arbor_coding::skills::content_hash(&serde_json::from_value(tool_files()).unwrap())
+    );
     let entry = session
         .list_tools()
         .unwrap()
@@ -142,7 +159,10 @@ async fn a_proposed_tool_approved_over_the_session_runs_in_the_same_run() {
 
     // Changed on disk (by a command, a pull…): pending again, not offered, not run.
     std::fs::write(
-        setup.project.path().join(".tools/word-count/scripts/main.js"),
+        setup
+            .project
+            .path()
+            .join(".tools/word-count/scripts/main.js"),
         "return await read('../../etc/passwd');",
     )
     .unwrap();
@@ -155,7 +175,9 @@ async fn a_proposed_tool_approved_over_the_session_runs_in_the_same_run() {
         .unwrap();
     assert_eq!(entry.status, ToolStatus::Pending);
     assert!(entry.changed_since_approval);
-    let review = session.review_tool(entry.approval_id.as_deref().unwrap()).unwrap();
+    let review = session
+        .review_tool(entry.approval_id.as_deref().unwrap())
+        .unwrap();
     assert_eq!(review.kind, "edit_tool");
     assert_eq!(review.previous.unwrap()["scripts/main.js"], SCRIPT);
     session.refresh_tools();
@@ -170,7 +192,10 @@ async fn a_proposed_tool_approved_over_the_session_runs_in_the_same_run() {
 
     // Revoked: not offered even with its approved files back.
     std::fs::write(
-        setup.project.path().join(".tools/word-count/scripts/main.js"),
+        setup
+            .project
+            .path()
+            .join(".tools/word-count/scripts/main.js"),
         SCRIPT,
     )
     .unwrap();
@@ -188,7 +213,10 @@ async fn a_proposed_tool_approved_over_the_session_runs_in_the_same_run() {
     session.revoke_tool("word-count").unwrap();
     session.refresh_tools();
     assert_eq!(session.agent.state().tools.len(), 2);
-    assert_eq!(session.revoke_tool("nothing").unwrap_err().code(), "unknown_tool");
+    assert_eq!(
+        session.revoke_tool("nothing").unwrap_err().code(),
+        "unknown_tool"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -202,7 +230,9 @@ async fn a_rejection_reaches_the_model_and_nothing_is_written() {
     let setup = Setup::new(script).await;
     let session = setup.session_with_tools("plain", &["read", "create_tool"]);
     session.toolbox().unwrap().set_answerable(true);
-    let run = session.start_prompt("make a word counter".into(), Vec::new()).unwrap();
+    let run = session
+        .start_prompt("make a word counter".into(), Vec::new())
+        .unwrap();
     let approval_id = loop {
         if let Some((id, _)) = approval_requested(&setup) {
             break id;
@@ -214,7 +244,10 @@ async fn a_rejection_reaches_the_model_and_nothing_is_written() {
         .unwrap();
     assert_eq!(run.await.unwrap().unwrap().status, RunStatus::Completed);
     let results = tool_results(&setup);
-    assert!(results[0].contains("rejected") && results[0].contains("use wc -w instead"), "{results:?}");
+    assert!(
+        results[0].contains("rejected") && results[0].contains("use wc -w instead"),
+        "{results:?}"
+    );
     assert!(!setup.project.path().join(".tools").exists());
     let error = session.approve_tool(&approval_id).unwrap_err();
     assert_eq!(error.code(), "not_pending");
@@ -235,15 +268,35 @@ async fn without_anyone_to_answer_a_proposal_is_stored_pending_and_invalid_ones_
         .turn(Turn::text("Waiting for approval."));
     let setup = Setup::new(script).await;
     let session = setup.session_with_tools("plain", &["read", "create_tool"]);
-    assert_eq!(run(&session, "make a word counter").await, RunStatus::Completed);
+    assert_eq!(
+        run(&session, "make a word counter").await,
+        RunStatus::Completed
+    );
     let results = tool_results(&setup);
     assert!(results[0].contains("name"), "{results:?}");
-    assert!(results[0].contains("description"), "every problem: {results:?}");
-    assert!(results[1].contains("awaits the user's approval"), "{results:?}");
+    assert!(
+        results[0].contains("description"),
+        "every problem: {results:?}"
+    );
+    assert!(
+        results[1].contains("awaits the user's approval"),
+        "{results:?}"
+    );
     let listed = session.list_tools().unwrap();
-    let entry = listed.tools.iter().find(|t| t.name == "word-count").unwrap();
+    let entry = listed
+        .tools
+        .iter()
+        .find(|t| t.name == "word-count")
+        .unwrap();
     assert_eq!(entry.status, ToolStatus::Pending);
-    assert_eq!(listed.tools.iter().filter(|t| t.status == ToolStatus::Builtin).count(), 2);
+    assert_eq!(
+        listed
+            .tools
+            .iter()
+            .filter(|t| t.status == ToolStatus::Builtin)
+            .count(),
+        2
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -267,8 +320,18 @@ async fn tools_found_in_a_folder_are_pending_or_invalid_never_offered() {
     let broken = status("broken");
     assert_eq!(broken.status, ToolStatus::Invalid);
     let problems: Vec<String> = broken.problems.iter().map(ToString::to_string).collect();
-    assert!(problems.iter().any(|p| p.contains(":4: entry:") && p.contains("missing.js")), "{problems:?}");
-    assert!(problems.iter().any(|p| p.contains(":5: colour: unknown field")), "{problems:?}");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains(":4: entry:") && p.contains("missing.js")),
+        "{problems:?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains(":5: colour: unknown field")),
+        "{problems:?}"
+    );
     assert_eq!(run(&session, "hi").await, RunStatus::Completed);
     assert_eq!(offered(&setup)[0], ["read"]);
     // Approving the found version pins it.
@@ -289,12 +352,24 @@ fn manifest_problems_name_the_line_and_the_fix() {
         &files(&["SKILL.md"]),
     )
     .unwrap_err();
-    let lines: Vec<(usize, &str)> = problems.iter().map(|p| (p.line, p.field.as_str())).collect();
+    let lines: Vec<(usize, &str)> = problems
+        .iter()
+        .map(|p| (p.line, p.field.as_str()))
+        .collect();
     assert_eq!(
         lines,
-        [(2, "name"), (3, "description"), (4, "parameters"), (5, "allowed-tools")]
+        [
+            (2, "name"),
+            (3, "description"),
+            (4, "parameters"),
+            (5, "allowed-tools")
+        ]
     );
-    assert!(problems[0].message.contains("lower-case"), "{}", problems[0]);
+    assert!(
+        problems[0].message.contains("lower-case"),
+        "{}",
+        problems[0]
+    );
     assert!(problems[3].message.contains("`fetch`"), "{}", problems[3]);
     let problems =
         parse_manifest("t/SKILL.md", "no front matter", "t", &files(&["SKILL.md"])).unwrap_err();
@@ -306,7 +381,11 @@ fn manifest_problems_name_the_line_and_the_fix() {
         &files(&["SKILL.md"]),
     )
     .unwrap_err();
-    assert!(problems[0].message.contains("not valid YAML"), "{}", problems[0]);
+    assert!(
+        problems[0].message.contains("not valid YAML"),
+        "{}",
+        problems[0]
+    );
     let ok = parse_manifest(
         "t/SKILL.md",
         "---\nname: t\ndescription: Does t.\n---\n# T\nSteps.",

@@ -79,6 +79,23 @@ pub enum Command {
     },
     /// The files that differ between two nodes' states, each with its unified diff.
     DiffNodes { from: String, to: String },
+    /// Lists every tool: built-in, approved, pending (with its approval id), invalid (with why).
+    ListTools,
+    /// Approves a pending tool: its files are written and it is offered from the next request.
+    ApproveTool { approval_id: String },
+    /// Rejects a pending tool; the reason reaches the model when its `create_tool` is waiting.
+    RejectTool {
+        approval_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// Takes a tool's approval back.
+    RevokeTool { name: String },
+    /// The runs of the model's tools (of `name`), newest first.
+    ToolHistory {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
     /// Summarises the older conversation now, optionally focused on `focus`.
     Compact {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -120,7 +137,7 @@ pub enum Command {
 
 impl Command {
     /// Every command's `type` tag, in declaration order.
-    pub const KINDS: [&'static str; 22] = [
+    pub const KINDS: [&'static str; 27] = [
         "prompt",
         "steer",
         "follow_up",
@@ -135,6 +152,11 @@ impl Command {
         "preview_restore",
         "undo_restore",
         "diff_nodes",
+        "list_tools",
+        "approve_tool",
+        "reject_tool",
+        "revoke_tool",
+        "tool_history",
         "compact",
         "export",
         "label",
@@ -162,6 +184,11 @@ impl Command {
             Command::PreviewRestore { .. } => "preview_restore",
             Command::UndoRestore { .. } => "undo_restore",
             Command::DiffNodes { .. } => "diff_nodes",
+            Command::ListTools => "list_tools",
+            Command::ApproveTool { .. } => "approve_tool",
+            Command::RejectTool { .. } => "reject_tool",
+            Command::RevokeTool { .. } => "revoke_tool",
+            Command::ToolHistory { .. } => "tool_history",
             Command::Compact { .. } => "compact",
             Command::Export { .. } => "export",
             Command::Label { .. } => "label",

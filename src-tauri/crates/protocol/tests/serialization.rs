@@ -137,6 +137,18 @@ fn every_command() -> Vec<Command> {
             from: "a1b2".into(),
             to: "c3d4".into(),
         },
+        Command::ListTools,
+        Command::ApproveTool {
+            approval_id: "0199".into(),
+        },
+        Command::RejectTool {
+            approval_id: "0199".into(),
+            reason: Some("use wc".into()),
+        },
+        Command::RevokeTool {
+            name: "word-count".into(),
+        },
+        Command::ToolHistory { name: None },
         Command::Compact {
             focus: Some("the failing tests".into()),
         },

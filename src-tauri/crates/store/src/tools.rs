@@ -110,7 +110,8 @@ pub struct NewToolRun {
     pub duration_ms: u64,
 }
 
-const APPROVAL_COLS: &str = "id, project_id, name, scope, hash, files, reason, session_id, status, \
+const APPROVAL_COLS: &str =
+    "id, project_id, name, scope, hash, files, reason, session_id, status, \
      decision_reason, created_at, decided_at";
 
 fn approval_from_row(r: &Row<'_>) -> rusqlite::Result<ToolApproval> {
@@ -180,7 +181,11 @@ impl Store {
     }
 
     /// A project's approvals (of one tool with `name`), newest first.
-    pub fn tool_approvals(&self, project_id: &str, name: Option<&str>) -> Result<Vec<ToolApproval>> {
+    pub fn tool_approvals(
+        &self,
+        project_id: &str,
+        name: Option<&str>,
+    ) -> Result<Vec<ToolApproval>> {
         self.read(|c| {
             let sql = format!(
                 "SELECT {APPROVAL_COLS} FROM tool_approvals
@@ -298,7 +303,12 @@ impl Store {
     }
 
     /// A project's tool runs (of `name`), newest first, at most `limit`.
-    pub fn tool_runs(&self, project_id: &str, name: Option<&str>, limit: usize) -> Result<Vec<ToolRun>> {
+    pub fn tool_runs(
+        &self,
+        project_id: &str,
+        name: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<ToolRun>> {
         self.read(|c| {
             let limit = i64::try_from(limit).unwrap_or(i64::MAX);
             let rows = c

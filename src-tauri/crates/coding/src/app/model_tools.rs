@@ -121,7 +121,12 @@ impl SessionTools {
 pub(crate) fn toolbox_for(recorder: &SessionRecorder, workspace: &Path) -> Option<Arc<Toolbox>> {
     let data_dir = recorder.with_store(|store| store.path().parent().map(Path::to_owned))?;
     let store = Store::open(&data_dir).ok()?;
-    Some(Toolbox::new(store, workspace, &data_dir, &recorder.project().id))
+    Some(Toolbox::new(
+        store,
+        workspace,
+        &data_dir,
+        &recorder.project().id,
+    ))
 }
 
 impl LiveSession {

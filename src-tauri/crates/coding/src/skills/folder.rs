@@ -82,7 +82,11 @@ pub fn content_hash(files: &ToolFiles) -> String {
 
 /// Checks a folder's files (as found on disk or as the model proposes them) and parses its
 /// manifest. `shown` names the folder in problems.
-pub fn check_files(name: &str, shown: &str, files: &ToolFiles) -> Result<SkillManifest, Vec<ManifestProblem>> {
+pub fn check_files(
+    name: &str,
+    shown: &str,
+    files: &ToolFiles,
+) -> Result<SkillManifest, Vec<ManifestProblem>> {
     let file = format!("{shown}/{SKILL_FILE}");
     let problem = |field: &str, message: String| ManifestProblem {
         file: file.clone(),
@@ -96,13 +100,18 @@ pub fn check_files(name: &str, shown: &str, files: &ToolFiles) -> Result<SkillMa
     }
     let bytes: usize = files.values().map(String::len).sum();
     if bytes > MAX_BYTES {
-        problems.push(problem("files", format!("more than {} KB in all", MAX_BYTES / 1024)));
+        problems.push(problem(
+            "files",
+            format!("more than {} KB in all", MAX_BYTES / 1024),
+        ));
     }
     for path in files.keys() {
         if path.is_empty()
             || path.starts_with('/')
             || path.contains('\\')
-            || path.split('/').any(|part| part.is_empty() || part == "." || part == "..")
+            || path
+                .split('/')
+                .any(|part| part.is_empty() || part == "." || part == "..")
         {
             problems.push(problem(
                 "files",
@@ -186,7 +195,10 @@ fn collect(
         } else if kind.is_dir() {
             collect(&entry.path(), &format!("{path}/"), files, problems, shown);
         } else if entry.metadata().is_ok_and(|m| m.len() as usize > MAX_BYTES) {
-            problems.push(problem(format!("`{path}` is larger than {} KB", MAX_BYTES / 1024)));
+            problems.push(problem(format!(
+                "`{path}` is larger than {} KB",
+                MAX_BYTES / 1024
+            )));
         } else {
             match std::fs::read(entry.path()).map(String::from_utf8) {
                 Ok(Ok(text)) => {

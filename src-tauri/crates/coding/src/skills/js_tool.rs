@@ -53,7 +53,9 @@ pub(crate) async fn run_script(
             error.to_string(),
             json!({ "code": error.code() }),
         )),
-        Err(error) => Err(ToolError::respond(format!("The script did not run: {error}."))),
+        Err(error) => Err(ToolError::respond(format!(
+            "The script did not run: {error}."
+        ))),
     }
 }
 

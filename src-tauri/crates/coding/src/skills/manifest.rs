@@ -64,7 +64,11 @@ pub struct ManifestProblem {
 
 impl std::fmt::Display for ManifestProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}: {}: {}", self.file, self.line, self.field, self.message)
+        write!(
+            f,
+            "{}:{}: {}: {}",
+            self.file, self.line, self.field, self.message
+        )
     }
 }
 
@@ -140,11 +144,9 @@ pub fn parse_manifest(
             "name",
             format!("missing: add `name: {folder}` (the folder's name)"),
         )),
-        Some(value) if value.as_str().is_none() => problems.push(problem(
-            line_of("name"),
-            "name",
-            "must be text".into(),
-        )),
+        Some(value) if value.as_str().is_none() => {
+            problems.push(problem(line_of("name"), "name", "must be text".into()))
+        }
         Some(_) => {
             if let Some(message) = name_problem(&name) {
                 problems.push(problem(line_of("name"), "name", message));
@@ -158,7 +160,10 @@ pub fn parse_manifest(
         }
     }
 
-    let description = text_field("description").unwrap_or_default().trim().to_owned();
+    let description = text_field("description")
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
     match map.get("description") {
         None => problems.push(problem(
             first_line,
@@ -175,13 +180,11 @@ pub fn parse_manifest(
             "description",
             "is empty: say what it does and when to use it".into(),
         )),
-        Some(_) if description.chars().count() > DESCRIPTION_MAX_CHARS => {
-            problems.push(problem(
-                line_of("description"),
-                "description",
-                format!("longer than {DESCRIPTION_MAX_CHARS} characters: shorten it"),
-            ))
-        }
+        Some(_) if description.chars().count() > DESCRIPTION_MAX_CHARS => problems.push(problem(
+            line_of("description"),
+            "description",
+            format!("longer than {DESCRIPTION_MAX_CHARS} characters: shorten it"),
+        )),
         Some(_) => {}
     }
 
@@ -245,9 +248,11 @@ pub fn parse_manifest(
     if let Some(value) = map.get("allowed-tools") {
         // The Agent Skills form is a space-separated string; a YAML list is accepted too.
         let names: Vec<String> = match value {
-            serde_norway::Value::String(text) => {
-                text.split([' ', ',']).filter(|n| !n.is_empty()).map(str::to_owned).collect()
-            }
+            serde_norway::Value::String(text) => text
+                .split([' ', ','])
+                .filter(|n| !n.is_empty())
+                .map(str::to_owned)
+                .collect(),
             serde_norway::Value::Sequence(items) => items
                 .iter()
                 .map(|item| item.as_str().unwrap_or("?").to_owned())
@@ -333,7 +338,9 @@ pub fn name_problem(name: &str) -> Option<String> {
 /// Why `schema` cannot be a tool's parameters, if it cannot.
 fn schema_problem(schema: &Value) -> Option<String> {
     if schema.get("type").and_then(Value::as_str) != Some("object") {
-        return Some("must be a JSON Schema of an object (`type: object` with `properties`)".into());
+        return Some(
+            "must be a JSON Schema of an object (`type: object` with `properties`)".into(),
+        );
     }
     match jsonschema::validator_for(schema) {
         Ok(_) => None,

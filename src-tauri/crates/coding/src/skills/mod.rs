@@ -31,5 +31,5 @@ pub use host::WorkspaceHost;
 pub use js_tool::JsTool;
 pub use manifest::{name_problem, parse_manifest, ManifestProblem, SkillManifest, SKILL_FILE};
 pub use toolbox::{
-    Decision, ToolEntry, ToolList, ToolReview, ToolStatus, Toolbox, ToolboxError,
+    Decision, ToolEntry, ToolFileChange, ToolList, ToolReview, ToolStatus, Toolbox, ToolboxError,
 };

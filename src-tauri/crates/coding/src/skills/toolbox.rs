@@ -117,7 +117,50 @@ pub struct ToolReview {
     /// The approved version's files, when this changes one.
     #[ts(type = "Record<string, string> | null")]
     pub previous: Option<ToolFiles>,
+    /// With `previous`: each file that differs, with its unified diff.
+    pub changes: Vec<ToolFileChange>,
     pub status: String,
+}
+
+/// A file of a tool that differs from the approved version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ToolFileChange {
+    pub path: String,
+    /// `added`, `deleted` or `modified`.
+    pub status: String,
+    /// Unified diff from the approved version.
+    pub patch: String,
+}
+
+/// The files that differ between the approved version and the proposed one.
+fn file_changes(previous: &ToolFiles, files: &ToolFiles) -> Vec<ToolFileChange> {
+    let mut paths: Vec<&String> = previous.keys().chain(files.keys()).collect();
+    paths.sort();
+    paths.dedup();
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let (old, new) = (previous.get(path), files.get(path));
+            let status = match (old, new) {
+                (None, Some(_)) => "added",
+                (Some(_), None) => "deleted",
+                (Some(a), Some(b)) if a != b => "modified",
+                _ => return None,
+            };
+            let patch = similar::TextDiff::from_lines(
+                old.map_or("", String::as_str),
+                new.map_or("", String::as_str),
+            )
+            .unified_diff()
+            .header(&format!("a/{path}"), &format!("b/{path}"))
+            .to_string();
+            Some(ToolFileChange {
+                path: path.clone(),
+                status: status.into(),
+                patch,
+            })
+        })
+        .collect()
 }
 
 /// A decision reached the proposal's waiting `create_tool` call.
@@ -202,6 +245,15 @@ impl Toolbox {
         self.lock().on_change = on_change;
     }
 
+    /// The toolbox of the project at `workspace` (found, or recorded as a project), outside a
+    /// session: the CLI's `arbor tools`.
+    pub fn open(data_dir: &Path, workspace: &Path) -> Result<Arc<Self>, ToolboxError> {
+        let store = Store::open(data_dir)?;
+        let project = store.open_project(workspace, None)?;
+        let root = PathBuf::from(&project.root);
+        Ok(Self::new(store, &root, data_dir, &project.id))
+    }
+
     /// The built-in tools shown in the list.
     pub fn set_builtins(&self, builtins: Vec<(String, String)>) {
         if let Ok(mut slot) = self.builtins.lock() {
@@ -278,11 +330,19 @@ impl Toolbox {
                 name: approval.name.clone(),
                 status: ToolStatus::Pending,
                 scope: ToolScope::parse(&approval.scope),
-                description: manifest.as_ref().map(|m| m.description.clone()).unwrap_or_default(),
+                description: manifest
+                    .as_ref()
+                    .map(|m| m.description.clone())
+                    .unwrap_or_default(),
                 executable: manifest.as_ref().is_some_and(|m| m.is_executable()),
                 permissions: manifest
                     .as_ref()
-                    .map(|m| m.allowed_tools.iter().map(|h| h.describe().to_owned()).collect())
+                    .map(|m| {
+                        m.allowed_tools
+                            .iter()
+                            .map(|h| h.describe().to_owned())
+                            .collect()
+                    })
                     .unwrap_or_default(),
                 files: files.keys().cloned().collect(),
                 approval_id: Some(approval.id.clone()),
@@ -295,7 +355,11 @@ impl Toolbox {
     }
 
     /// A folder's line, putting it up for review when its files have no approval yet.
-    fn entry_of(&self, folder: &ToolFolder, builtins: &[String]) -> Result<ToolEntry, ToolboxError> {
+    fn entry_of(
+        &self,
+        folder: &ToolFolder,
+        builtins: &[String],
+    ) -> Result<ToolEntry, ToolboxError> {
         let mut entry = ToolEntry {
             name: folder.name.clone(),
             status: ToolStatus::Invalid,
@@ -315,7 +379,10 @@ impl Toolbox {
                     file: format!("{}/{SKILL_FILE}", folder.name),
                     line: 1,
                     field: "name".into(),
-                    message: format!("`{}` is a built-in tool's name: choose another", manifest.name),
+                    message: format!(
+                        "`{}` is a built-in tool's name: choose another",
+                        manifest.name
+                    ),
                 });
                 return Ok(entry);
             }
@@ -453,12 +520,21 @@ impl Toolbox {
             .unwrap_or_default();
         Ok(ToolReview {
             approval_id: approval.id.clone(),
-            kind: if previous.is_some() { "edit_tool" } else { "create_tool" }.into(),
+            kind: if previous.is_some() {
+                "edit_tool"
+            } else {
+                "create_tool"
+            }
+            .into(),
             name: approval.name.clone(),
             reason: approval.reason.clone(),
             skill_md: files.get(SKILL_FILE).cloned().unwrap_or_default(),
             allowed_tools: helpers.iter().map(|h| h.name().to_owned()).collect(),
             permissions: helpers.iter().map(|h| h.describe().to_owned()).collect(),
+            changes: previous
+                .as_ref()
+                .map(|previous| file_changes(previous, &files))
+                .unwrap_or_default(),
             files,
             previous,
             status: approval.status.as_str().to_owned(),
@@ -482,16 +558,19 @@ impl Toolbox {
         if read_folder(&dir, &approval.name, scope).hash != approval.hash {
             write_folder(&dir, &files)?;
         }
-        let decided = self.with_store(|s| {
-            s.decide_tool_approval(&approval.id, ApprovalStatus::Approved, None)
-        })?;
+        let decided = self
+            .with_store(|s| s.decide_tool_approval(&approval.id, ApprovalStatus::Approved, None))?;
         self.notify(&decided.id, Decision::Approved);
         self.changed();
         Ok(decided)
     }
 
     /// Rejects a pending version (the folder is left as it is; never offered).
-    pub fn reject(&self, approval_id: &str, reason: Option<&str>) -> Result<ToolApproval, ToolboxError> {
+    pub fn reject(
+        &self,
+        approval_id: &str,
+        reason: Option<&str>,
+    ) -> Result<ToolApproval, ToolboxError> {
         let reason = reason.map(str::trim).filter(|r| !r.is_empty());
         let decided = self.with_store(|s| {
             s.decide_tool_approval(approval_id, ApprovalStatus::Rejected, reason)
@@ -549,7 +628,11 @@ impl Toolbox {
         };
         let (folders, _) = discover(&self.workspace, &self.data_dir);
         let mut offered: Vec<Arc<dyn AgentTool>> = Vec::new();
-        for entry in list.tools.iter().filter(|t| t.status == ToolStatus::Approved) {
+        for entry in list
+            .tools
+            .iter()
+            .filter(|t| t.status == ToolStatus::Approved)
+        {
             let Some(folder) = folders.iter().find(|f| f.name == entry.name) else {
                 continue;
             };
@@ -615,7 +698,9 @@ fn write_folder(dir: &Path, files: &ToolFiles) -> Result<(), ToolboxError> {
     if dir.exists() {
         let old = parent.join(format!(
             ".arbor-tool-old-{}",
-            dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+            dir.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
         ));
         let _ = std::fs::remove_dir_all(&old);
         std::fs::rename(dir, &old).map_err(error(dir))?;

@@ -1,0 +1,188 @@
+//! The model's tools through the real `arbor` binary: `-p` never approves on its own (the
+//! proposal is stored pending and the model told so), `arbor tools` lists, shows, approves,
+//! runs history and revokes; RPC answers a waiting `create_tool` with `approve_tool`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use arbor_test_support::{MockProvider, Script, Turn, WireApi};
+use serde_json::{json, Value};
+use support::rpc::Rpc;
+use support::Arbor;
+
+const SKILL: &str = "---\nname: shout\ndescription: Upper-cases a file's text.\nparameters:\n  type: object\n  properties:\n    path: {type: string}\n  required: [path]\nentry: main.js\nallowed-tools: read\n---\nUse it to shout.\n";
+const SCRIPT: &str = "return (await read(args.path)).toUpperCase();";
+
+fn propose() -> arbor_test_support::StreamTurn {
+    Turn::stream().tool_call(
+        "create_tool",
+        json!({"name": "shout", "files": {"SKILL.md": SKILL, "main.js": SCRIPT}, "reason": "to shout"}),
+    )
+}
+
+async fn arbor_in(arbor: &Arbor, dir: &std::path::Path, rest: &[&str]) -> support::Run {
+    let mut all = vec!["-C".to_owned(), dir.display().to_string()];
+    all.extend(rest.iter().map(|a| (*a).to_owned()));
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    arbor.run(&all).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn print_mode_stores_a_proposal_pending_and_arbor_tools_answers_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "quiet\n").unwrap();
+    let script = Script::new()
+        .turn(propose())
+        .turn(Turn::text("It awaits approval."))
+        .turn(Turn::stream().tool_call("shout", json!({"path": "a.txt"})))
+        .turn(Turn::text("Shouted."));
+    let mock = MockProvider::start(script).await.unwrap();
+    let arbor = Arbor::new();
+    let mut args = vec!["-C".to_owned(), dir.path().display().to_string()];
+    args.extend(support::endpoint_args(&mock, WireApi::OpenAiCompletions));
+    args.extend(["-p".to_owned(), "make a shout tool".to_owned()]);
+    let all: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = arbor.run(&all).await;
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("The model proposes a new tool `shout`"),
+        "stderr: {} stdout: {} sent: {:?}",
+        out.stderr,
+        out.stdout,
+        mock.requests()
+            .iter()
+            .map(|r| r.body_text.clone())
+            .collect::<Vec<_>>()
+    );
+    let sent = mock.requests();
+    let second: &Value = sent[1].body.as_ref().unwrap();
+    assert!(
+        second.to_string().contains("awaits the user's approval"),
+        "{second}"
+    );
+    assert!(
+        !dir.path().join(".tools").exists(),
+        "nothing approved on its own"
+    );
+
+    let listed = arbor_in(&arbor, dir.path(), &["tools"]).await;
+    assert_eq!(listed.status, 0, "{}", listed.stderr);
+    assert!(listed.stdout.contains("built-in  js"), "{}", listed.stdout);
+    assert!(
+        listed.stdout.contains("pending   shout"),
+        "{}",
+        listed.stdout
+    );
+    let shown = arbor_in(&arbor, dir.path(), &["tools", "show", "shout"]).await;
+    assert!(
+        shown.stdout.contains("reason: to shout"),
+        "{}",
+        shown.stdout
+    );
+    assert!(
+        shown.stdout.contains("can read files in this project"),
+        "{}",
+        shown.stdout
+    );
+    assert!(shown.stdout.contains(SCRIPT), "{}", shown.stdout);
+
+    let approved = arbor_in(&arbor, dir.path(), &["tools", "approve", "shout"]).await;
+    assert_eq!(approved.status, 0, "{}", approved.stderr);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(".tools/shout/main.js")).unwrap(),
+        SCRIPT
+    );
+    let again = arbor_in(&arbor, dir.path(), &["tools", "approve", "shout"]).await;
+    assert_ne!(again.status, 0);
+    assert!(
+        again.stderr.contains("approved, not pending"),
+        "{}",
+        again.stderr
+    );
+
+    // The next run is offered the tool and runs it; the run is in the history.
+    let mut args = vec!["-C".to_owned(), dir.path().display().to_string()];
+    args.extend(support::endpoint_args(&mock, WireApi::OpenAiCompletions));
+    args.extend(["-p".to_owned(), "shout a.txt".to_owned()]);
+    let all: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = arbor.run(&all).await;
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let sent = mock.requests();
+    let last = sent.last().unwrap().body.as_ref().unwrap();
+    assert!(last.to_string().contains("QUIET"), "{last}");
+    let history = arbor_in(&arbor, dir.path(), &["tools", "history", "--json"]).await;
+    let runs: Value = serde_json::from_str(&history.stdout).unwrap();
+    assert_eq!(runs[0]["name"], "shout");
+    assert_eq!(runs[0]["arguments"], r#"{"path":"a.txt"}"#);
+
+    let revoked = arbor_in(&arbor, dir.path(), &["tools", "revoke", "shout"]).await;
+    assert_eq!(revoked.status, 0, "{}", revoked.stderr);
+    let unknown = arbor_in(&arbor, dir.path(), &["tools", "show", "nope"]).await;
+    assert_ne!(unknown.status, 0);
+    assert!(
+        unknown.stderr.contains("no tool named `nope`"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rpc_answers_a_waiting_proposal_and_the_tool_runs_in_the_same_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "quiet\n").unwrap();
+    let script = Script::new()
+        .turn(propose())
+        .turn(Turn::stream().tool_call("shout", json!({"path": "a.txt"})))
+        .turn(Turn::text("Shouted."));
+    let mock = MockProvider::start(script).await.unwrap();
+    let arbor = Arbor::new();
+    let mut endpoint = support::endpoint_args(&mock, WireApi::OpenAiCompletions);
+    endpoint.extend(["--tools".to_owned(), "read,create_tool".to_owned()]);
+    let mut rpc = Rpc::start(&arbor, dir.path(), &endpoint);
+    rpc.send(json!({"id": "p", "type": "prompt", "message": "make a shout tool"}))
+        .await;
+    let lines = rpc.until(|v| v["type"] == "approval_requested").await;
+    let request = lines.last().unwrap().clone();
+    assert_eq!(request["name"], "shout");
+    assert_eq!(request["kind"], "create_tool");
+    assert_eq!(request["files"]["main.js"], SCRIPT);
+    assert_eq!(request["allowed_tools"], json!(["read"]));
+    let listed = rpc.call("l", json!({"type": "list_tools"})).await;
+    let pending: Vec<&Value> = listed["data"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["status"] == "pending")
+        .collect();
+    assert_eq!(pending.len(), 1, "{listed}");
+    let approved = rpc
+        .call(
+            "a",
+            json!({"type": "approve_tool", "approval_id": request["approval_id"]}),
+        )
+        .await;
+    assert_eq!(approved["success"], true, "{approved}");
+    rpc.until(|v| v["type"] == "agent_end").await;
+    let sent = mock.requests();
+    let names: Vec<&str> = sent[1].body.as_ref().unwrap()["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["read", "create_tool", "shout"]);
+    assert!(sent[2].body.as_ref().unwrap().to_string().contains("QUIET"));
+    let history = rpc
+        .call("h", json!({"type": "tool_history", "name": "shout"}))
+        .await;
+    assert_eq!(
+        history["data"]["runs"].as_array().unwrap().len(),
+        1,
+        "{history}"
+    );
+    let bad = rpc
+        .call("b", json!({"type": "approve_tool", "approval_id": "zz"}))
+        .await;
+    assert_eq!(bad["success"], false);
+    rpc.finish().await;
+}
