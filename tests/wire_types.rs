@@ -24,6 +24,9 @@ fn generate(dir: &Path) -> Result<()> {
     arbor_coding::app::FilesRestored::export_all(&cfg)?;
     arbor_coding::sessions::RestorePreview::export_all(&cfg)?;
     arbor_coding::sessions::NodeDiff::export_all(&cfg)?;
+    arbor_coding::skills::ToolList::export_all(&cfg)?;
+    arbor_coding::skills::ToolReview::export_all(&cfg)?;
+    arbor_store::ToolRun::export_all(&cfg)?;
     arbor_coding::app::ModelGroup::export_all(&cfg)?;
     arbor_coding::app::RecentProject::export_all(&cfg)?;
     arbor_coding::app::KeyStatusList::export_all(&cfg)?;

@@ -17,6 +17,7 @@ mod error;
 mod session_commands;
 mod settings_commands;
 mod state;
+mod tool_commands;
 mod tree_commands;
 
 pub use clone_commands::CloneForm;
@@ -74,6 +75,12 @@ pub fn run() -> Result<(), tauri::Error> {
             code_commands::undo_restore,
             code_commands::can_undo_restore,
             code_commands::diff_nodes,
+            tool_commands::list_tools,
+            tool_commands::review_tool,
+            tool_commands::approve_tool,
+            tool_commands::reject_tool,
+            tool_commands::revoke_tool,
+            tool_commands::tool_history,
             session_commands::set_model,
             session_commands::set_thinking_level,
             session_commands::list_models,

@@ -56,6 +56,10 @@ pub async fn start_session(
         let start = session_id.map_or(SessionStart::Latest, SessionStart::Resume);
         let mut session = arbor.start_session(config, Some(start))?;
         session.attach(crate::channel::forward(events));
+        // The window's user answers approvals in a dialog: `create_tool` waits for it.
+        if let Ok(toolbox) = session.toolbox() {
+            toolbox.set_answerable(true);
+        }
         let view = session.view()?;
         Ok::<_, AppError>((session, view))
     })

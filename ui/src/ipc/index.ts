@@ -5,6 +5,9 @@ import { Channel, invoke } from '@tauri-apps/api/core';
 import { open } from '@tauri-apps/plugin-dialog';
 import type {
   AppInfo,
+  ToolList,
+  ToolReview,
+  ToolRun,
   FilesRestored,
   NodeDiff,
   RestoreInfo,
@@ -306,6 +309,36 @@ export function nodePreview(nodeId: string): Promise<BranchEntry> {
 /** The branches ending at `left` and `right`, side by side from where they part. */
 export function compareBranches(left: string, right: string): Promise<BranchComparison> {
   return call(() => invoke<BranchComparison>('compare_branches', { left, right }));
+}
+
+/** Every tool: built-in, approved, pending (with its approval id), invalid (with why). */
+export function listTools(): Promise<ToolList> {
+  return call(() => invoke<ToolList>('list_tools'));
+}
+
+/** What the approval dialog shows for `approvalId`. */
+export function reviewTool(approvalId: string): Promise<ToolReview> {
+  return call(() => invoke<ToolReview>('review_tool', { approvalId }));
+}
+
+/** Approves a pending tool (written, pinned, offered from the next request); the new list. */
+export function approveTool(approvalId: string): Promise<ToolList> {
+  return call(() => invoke<ToolList>('approve_tool', { approvalId }));
+}
+
+/** Rejects a pending tool; the reason reaches the model. The new list. */
+export function rejectTool(approvalId: string, reason: string | null): Promise<ToolList> {
+  return call(() => invoke<ToolList>('reject_tool', { approvalId, reason }));
+}
+
+/** Takes a tool's approval back; the new list. */
+export function revokeTool(name: string): Promise<ToolList> {
+  return call(() => invoke<ToolList>('revoke_tool', { name }));
+}
+
+/** The runs of the model's tools (of `name`), newest first. */
+export function toolHistory(name: string | null): Promise<ToolRun[]> {
+  return call(() => invoke<ToolRun[]>('tool_history', { name }));
 }
 
 /** What bringing a node's files back would write and delete (nothing is written yet). */

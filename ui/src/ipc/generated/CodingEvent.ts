@@ -6,4 +6,8 @@ import type { LlmError } from "./LlmError";
  * Events of the coding layer, sent to front ends beside the agent's events. Serialized flat
  * with a snake_case `"type"`, like [`AgentEvent`], so both share one stream.
  */
-export type CodingEvent = { "type": "node_appended", node_id: string, parent_id: string | null, session_id: string, } | { "type": "store_error", message: string, } | { "type": "snapshot_error", message: string, } | { "type": "retry_scheduled", attempt: number, delay_ms: number, error: LlmError, } | { "type": "compaction_start", reason: CompactionReason, } | { "type": "compaction_end", reason: CompactionReason, tokens_before: number, tokens_after?: number | null, summary?: string | null, node_id?: string | null, error?: string | null, };
+export type CodingEvent = { "type": "node_appended", node_id: string, parent_id: string | null, session_id: string, } | { "type": "store_error", message: string, } | { "type": "snapshot_error", message: string, } | { "type": "approval_requested", approval_id: string, 
+/**
+ * `create_tool` or `edit_tool`.
+ */
+kind: string, name: string, skill_md: string, files: Record<string, string>, allowed_tools: Array<string>, reason: string, previous?: Record<string, string> | null, } | { "type": "retry_scheduled", attempt: number, delay_ms: number, error: LlmError, } | { "type": "compaction_start", reason: CompactionReason, } | { "type": "compaction_end", reason: CompactionReason, tokens_before: number, tokens_after?: number | null, summary?: string | null, node_id?: string | null, error?: string | null, };
