@@ -397,3 +397,70 @@ fn manifest_problems_name_the_line_and_the_fix() {
     assert_eq!(ok.instructions, "# T\nSteps.");
     let _ = BTreeMap::<String, String>::new();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_changed_by_bash_is_refused_then_no_longer_offered() {
+    let script = Script::new()
+        .turn(Turn::stream().tool_call(
+            "bash",
+            json!({"command": "echo '// changed' >> .tools/word-count/scripts/main.js"}),
+        ))
+        .turn(Turn::stream().tool_call("word-count", json!({"path": "notes.txt"})))
+        .turn(Turn::text("It changed."))
+        .turn(Turn::text("Next run."));
+    let setup = Setup::new(script).await;
+    std::fs::write(setup.project.path().join("notes.txt"), "one two\n").unwrap();
+    let tools = setup.project.path().join(".tools/word-count/scripts");
+    std::fs::create_dir_all(&tools).unwrap();
+    std::fs::write(tools.parent().unwrap().join("SKILL.md"), SKILL).unwrap();
+    std::fs::write(tools.join("main.js"), SCRIPT).unwrap();
+    let session = setup.session_with_tools("plain", &["bash"]);
+    let pending = session.list_tools().unwrap().tools;
+    let id = pending
+        .iter()
+        .find(|t| t.name == "word-count")
+        .unwrap()
+        .approval_id
+        .clone()
+        .unwrap();
+    session.approve_tool(&id).unwrap();
+
+    assert_eq!(
+        run(&session, "change the tool, then use it").await,
+        RunStatus::Completed
+    );
+    let results = tool_results(&setup);
+    assert!(
+        results[1].contains("changed since it was approved"),
+        "the changed tool does not run: {results:?}"
+    );
+    assert_eq!(
+        session.tool_history(Some("word-count")).unwrap()[0].is_error,
+        true
+    );
+    assert_eq!(run(&session, "again").await, RunStatus::Completed);
+    let offered = offered(&setup);
+    assert_eq!(offered[0], ["bash", "word-count"]);
+    assert_eq!(
+        offered.last().unwrap(),
+        &["bash"],
+        "not offered after it changed"
+    );
+    let entry = session
+        .list_tools()
+        .unwrap()
+        .tools
+        .into_iter()
+        .find(|t| t.name == "word-count")
+        .unwrap();
+    assert!(entry.changed_since_approval);
+    let review = session
+        .review_tool(entry.approval_id.as_deref().unwrap())
+        .unwrap();
+    assert_eq!(review.changes.len(), 1);
+    assert!(
+        review.changes[0].patch.contains("// changed"),
+        "{:?}",
+        review.changes
+    );
+}

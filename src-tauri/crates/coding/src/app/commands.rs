@@ -33,6 +33,8 @@ impl LiveSession {
         if self.agent.is_streaming() {
             return Err(AppError::Busy);
         }
+        // A tool of the model's whose files changed since the last run is not offered.
+        self.refresh_tools();
         let agent = self.agent.clone();
         Ok(tokio::spawn(
             async move { agent.prompt(message, images).await },
@@ -190,6 +192,7 @@ impl LiveSession {
     /// in the background.
     pub fn regenerate(&self) -> Result<(RegenerateInfo, RunHandle), AppError> {
         let user_node_id = self.recorder()?.regenerate(&self.agent)?;
+        self.refresh_tools();
         let agent = self.agent.clone();
         let run = tokio::spawn(async move { agent.continue_run().await });
         Ok((RegenerateInfo { user_node_id }, run))
@@ -228,6 +231,7 @@ impl LiveSession {
             _ => return Err(AppError::NotAnAnswer(node_id.to_owned())),
         };
         recorder.go_to(&self.agent, &parent)?;
+        self.refresh_tools();
         let agent = self.agent.clone();
         Ok(tokio::spawn(async move { agent.continue_run().await }))
     }

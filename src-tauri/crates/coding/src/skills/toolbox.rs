@@ -560,8 +560,9 @@ impl Toolbox {
         }
         let decided = self
             .with_store(|s| s.decide_tool_approval(&approval.id, ApprovalStatus::Approved, None))?;
-        self.notify(&decided.id, Decision::Approved);
+        // Offered before the waiting call is woken: its run's next request must see the tool.
         self.changed();
+        self.notify(&decided.id, Decision::Approved);
         Ok(decided)
     }
 
@@ -575,8 +576,8 @@ impl Toolbox {
         let decided = self.with_store(|s| {
             s.decide_tool_approval(approval_id, ApprovalStatus::Rejected, reason)
         })?;
-        self.notify(&decided.id, Decision::Rejected(reason.map(str::to_owned)));
         self.changed();
+        self.notify(&decided.id, Decision::Rejected(reason.map(str::to_owned)));
         Ok(decided)
     }
 
