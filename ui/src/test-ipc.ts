@@ -22,6 +22,10 @@ import type {
   SessionEvent,
   SessionState,
   SessionView,
+  ToolEntry,
+  ToolList,
+  ToolReview,
+  ToolRun,
 } from './ipc/wire';
 
 export const STATE: SessionState = {
@@ -191,6 +195,28 @@ export function fakeIpc(original: typeof import('./ipc')) {
         },
       ],
     })),
+    listTools: vi.fn(async (): Promise<ToolList> => ({ tools: TOOLS })),
+    reviewTool: vi.fn(async (approvalId: string): Promise<ToolReview> => {
+      const review = REVIEWS[approvalId];
+      if (!review) throw new original.ArborError('not_found', `no approval ${approvalId}`);
+      return review;
+    }),
+    approveTool: vi.fn(async (approvalId: string): Promise<ToolList> => ({
+      tools: TOOLS.map((tool) =>
+        tool.approval_id === approvalId
+          ? { ...tool, status: 'approved', changed_since_approval: false }
+          : tool,
+      ),
+    })),
+    rejectTool: vi.fn(async (approvalId: string, _reason: string | null): Promise<ToolList> => ({
+      tools: TOOLS.filter((tool) => tool.approval_id !== approvalId),
+    })),
+    revokeTool: vi.fn(async (name: string): Promise<ToolList> => ({
+      tools: TOOLS.filter((tool) => tool.name !== name),
+    })),
+    toolHistory: vi.fn(async (name: string | null): Promise<ToolRun[]> =>
+      TOOL_RUNS.filter((run) => name === null || run.name === name),
+    ),
     summarizeLeft: vi.fn(async () => {
       const { view } = landedAt(TREE, TREE.leaf_id ?? '');
       const summary: BranchEntry = {
@@ -486,3 +512,182 @@ export function withSource(
     ),
   };
 }
+
+/** `word_count`'s script. */
+export const WORD_COUNT_JS = [
+  'const text = read(args.path);',
+  'return String(text.split(/\\s+/).filter(Boolean).length);',
+  '',
+].join('\n');
+
+export const WORD_COUNT_SKILL = [
+  '---',
+  'name: word_count',
+  'description: Counts the words of a file.',
+  'allowed-tools: read',
+  '---',
+  '# Word count',
+  '',
+  'Counts the **words** of a file of this project.',
+  '',
+].join('\n');
+
+/** The tools list: a built-in, an approved tool, a new one pending, a changed one pending and an
+ * invalid one. */
+export const TOOLS: ToolEntry[] = [
+  {
+    name: 'read',
+    status: 'builtin',
+    scope: null,
+    description: 'Read a file',
+    executable: true,
+    permissions: [],
+    files: [],
+    approval_id: null,
+    changed_since_approval: false,
+    problems: [],
+    shadows_user_tool: false,
+  },
+  {
+    name: 'word_count',
+    status: 'approved',
+    scope: 'project',
+    description: 'Counts the words of a file.',
+    executable: true,
+    permissions: ['can read files in this project'],
+    files: ['SKILL.md', 'count.js'],
+    approval_id: 'ap-wc',
+    changed_since_approval: false,
+    problems: [],
+    shadows_user_tool: false,
+  },
+  {
+    name: 'todo_finder',
+    status: 'pending',
+    scope: 'project',
+    description: 'Lists the TODO comments.',
+    executable: true,
+    permissions: ['can search file contents in this project'],
+    files: ['SKILL.md', 'find.js'],
+    approval_id: 'ap-new',
+    changed_since_approval: false,
+    problems: [],
+    shadows_user_tool: false,
+  },
+  {
+    name: 'release_notes',
+    status: 'pending',
+    scope: 'project',
+    description: 'Writes the release notes.',
+    executable: true,
+    permissions: ['can read files in this project', 'can write files in this project'],
+    files: ['SKILL.md', 'notes.js'],
+    approval_id: 'ap-edit',
+    changed_since_approval: true,
+    problems: [],
+    shadows_user_tool: false,
+  },
+  {
+    name: 'broken',
+    status: 'invalid',
+    scope: 'project',
+    description: '',
+    executable: false,
+    permissions: [],
+    files: ['SKILL.md'],
+    approval_id: null,
+    changed_since_approval: false,
+    problems: [
+      {
+        file: 'SKILL.md',
+        line: 3,
+        field: 'description',
+        message: 'the description is missing: say what the tool does',
+      },
+    ],
+    shadows_user_tool: false,
+  },
+];
+
+const FIND_JS = "return grep('TODO', '.').map((hit) => hit.path).join('\\n');\n";
+
+/** What reviewing the pending tools answers. */
+export const REVIEWS: Record<string, ToolReview> = {
+  'ap-new': {
+    approval_id: 'ap-new',
+    kind: 'create_tool',
+    name: 'todo_finder',
+    reason: 'You asked me to track the TODOs; a tool saves reading every file.',
+    skill_md:
+      '---\nname: todo_finder\ndescription: Lists the TODO comments.\n---\nLists **TODO**s.\n',
+    files: {
+      'SKILL.md':
+        '---\nname: todo_finder\ndescription: Lists the TODO comments.\n---\nLists **TODO**s.\n',
+      'find.js': FIND_JS,
+    },
+    allowed_tools: ['grep'],
+    permissions: ['can search file contents in this project'],
+    previous: null,
+    changes: [],
+    status: 'pending',
+  },
+  'ap-edit': {
+    approval_id: 'ap-edit',
+    kind: 'edit_tool',
+    name: 'release_notes',
+    reason: 'The notes should also list the fixed issues.',
+    skill_md:
+      '---\nname: release_notes\ndescription: Writes the release notes.\n---\nWrites them.\n',
+    files: {
+      'SKILL.md':
+        '---\nname: release_notes\ndescription: Writes the release notes.\n---\nWrites them.\n',
+      'notes.js': "write('NOTES.md', read('CHANGES.md') + fixed());\n",
+    },
+    allowed_tools: ['read', 'write'],
+    permissions: ['can read files in this project', 'can write files in this project'],
+    previous: {
+      'SKILL.md':
+        '---\nname: release_notes\ndescription: Writes the release notes.\n---\nWrites them.\n',
+      'notes.js': "write('NOTES.md', read('CHANGES.md'));\n",
+    },
+    changes: [
+      {
+        path: 'notes.js',
+        status: 'modified',
+        patch: [
+          '--- a/notes.js',
+          '+++ b/notes.js',
+          '@@ -1 +1 @@',
+          "-write('NOTES.md', read('CHANGES.md'));",
+          "+write('NOTES.md', read('CHANGES.md') + fixed());",
+          '',
+        ].join('\n'),
+      },
+    ],
+    status: 'pending',
+  },
+};
+
+/** The runs of `word_count`, newest first. */
+export const TOOL_RUNS: ToolRun[] = [
+  {
+    id: 'run-2',
+    name: 'word_count',
+    hash: 'h1',
+    arguments: '{"path":"README.md"}',
+    result: '412',
+    is_error: false,
+    duration_ms: 42,
+    created_at: Date.now() - 60_000,
+  },
+  {
+    id: 'run-1',
+    name: 'word_count',
+    hash: 'h1',
+    arguments: '{"path":"missing.md"}',
+    result: 'no such file',
+    is_error: true,
+    duration_ms: 7,
+    created_at: Date.now() - 3_600_000,
+  },
+];

@@ -37,6 +37,8 @@ export class ChatStore {
   draft = $state<string | null>(null);
 
   #pending: SessionEvent[] = [];
+  /** Not state: who else reads the stream (see `listen`). */
+  #listeners: ((event: SessionEvent) => void)[] = [];
   #scheduled = false;
   #schedule: Schedule;
   #epoch = 0;
@@ -60,8 +62,20 @@ export class ChatStore {
     if (epoch === this.#epoch) this.show(view);
   }
 
+  /**
+   * Also hands every event of the window's chat to `listener` as it arrives (not batched: an
+   * `approval_requested` must open its dialog at once). Returns what stops it.
+   */
+  listen(listener: (event: SessionEvent) => void): () => void {
+    this.#listeners = [...this.#listeners, listener];
+    return () => {
+      this.#listeners = this.#listeners.filter((other) => other !== listener);
+    };
+  }
+
   /** Takes one event from the Channel. */
   receive(event: SessionEvent): void {
+    for (const listener of this.#listeners) listener(event);
     this.#pending.push(event);
     if (FLUSH_NOW.has(event.type)) {
       this.flush();

@@ -332,3 +332,20 @@ describe('notices', () => {
     expect(model.runError).toBeNull();
   });
 });
+
+describe('a tool proposal', () => {
+  it('leaves the conversation as it is (the approval queue takes it)', () => {
+    const model = empty();
+    const next = applyEvent(model, {
+      type: 'approval_requested',
+      approval_id: 'ap1',
+      kind: 'create_tool',
+      name: 'word_count',
+      skill_md: '---\nname: word_count\n---\n',
+      files: { 'SKILL.md': '---\nname: word_count\n---\n' },
+      allowed_tools: [],
+      reason: 'counting',
+    });
+    expect(next).toBe(model);
+  });
+});
