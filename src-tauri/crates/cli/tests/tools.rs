@@ -186,3 +186,68 @@ async fn rpc_answers_a_waiting_proposal_and_the_tool_runs_in_the_same_run() {
     assert_eq!(bad["success"], false);
     rpc.finish().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_arriving_in_a_clone_is_pending_and_not_offered() {
+    // A repository whose history carries a tool folder.
+    let origin = tempfile::tempdir().unwrap();
+    let work = origin.path().join("work");
+    std::fs::create_dir_all(work.join(".tools/shout")).unwrap();
+    std::fs::write(work.join(".tools/shout/SKILL.md"), SKILL).unwrap();
+    std::fs::write(work.join(".tools/shout/main.js"), SCRIPT).unwrap();
+    std::fs::write(work.join("a.txt"), "quiet\n").unwrap();
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(&work)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "a tool"]);
+    let arbor = Arbor::new();
+    let dest = tempfile::tempdir().unwrap();
+    let clone = dest.path().join("clone");
+    let url = format!("file://{}", work.display());
+    let cloned = arbor.run(&["clone", &url, clone.to_str().unwrap()]).await;
+    assert_eq!(cloned.status, 0, "{}", cloned.stderr);
+
+    let listed = arbor_in(&arbor, &clone, &["tools", "list", "--json"]).await;
+    assert_eq!(listed.status, 0, "{}", listed.stderr);
+    let tools: Value = serde_json::from_str(&listed.stdout).unwrap();
+    let shout = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "shout")
+        .unwrap();
+    assert_eq!(shout["status"], "pending");
+    assert_eq!(shout["scope"], "project");
+    assert!(shout["approval_id"].is_string());
+
+    // A run in the clone is not offered it.
+    let mock = MockProvider::start(Script::new().turn(Turn::text("ok")))
+        .await
+        .unwrap();
+    let mut args = vec!["-C".to_owned(), clone.display().to_string()];
+    args.extend(support::endpoint_args(&mock, WireApi::OpenAiCompletions));
+    args.extend(["-p".to_owned(), "hi".to_owned()]);
+    let all: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = arbor.run(&all).await;
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let sent = mock.requests();
+    let names: Vec<&str> = sent[0].body.as_ref().unwrap()["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"shout"), "{names:?}");
+    assert!(
+        names.contains(&"js") && names.contains(&"create_tool"),
+        "{names:?}"
+    );
+}
