@@ -24,7 +24,7 @@ async function openPanel() {
     onopenpath: vi.fn(),
   });
   const button = screen.getByTestId('open-tools');
-  expect(button).toHaveAccessibleName('Tools');
+  expect(button.getAttribute('aria-label')).toMatch(/^Tools/);
   await user.click(button);
   const panel = await screen.findByTestId('tools-panel');
   await waitFor(() => expect(screen.getAllByTestId('tool-row')).toHaveLength(TOOLS.length));
@@ -38,6 +38,21 @@ function row(name: string): HTMLElement {
 }
 
 describe('the tools panel', () => {
+  it('counts the tools waiting for review on its button', async () => {
+    render(ProjectView, {
+      project: REPO,
+      appLabel: 'Arbor 0.1.0',
+      onclose: vi.fn(),
+      onerror: vi.fn(),
+      onopenpath: vi.fn(),
+    });
+    const waiting = TOOLS.filter((tool) => tool.status === 'pending').length;
+    expect(waiting).toBeGreaterThan(0);
+    const button = screen.getByTestId('open-tools');
+    await waitFor(() => expect(button.dataset.pending).toBe(String(waiting)));
+    expect(button).toHaveAccessibleName(`Tools, ${waiting} waiting for your review`);
+  });
+
   it('lists every tool with its status, pending ones first', async () => {
     const { panel } = await openPanel();
     expect(panel).toHaveAccessibleName('Tools');
@@ -149,9 +164,6 @@ describe('the tools panel', () => {
 
   it('shows a loading state, then why the list could not be read', async () => {
     let fail: (reason: unknown) => void = () => {};
-    vi.mocked(ipc.listTools).mockImplementationOnce(
-      () => new Promise((_, reject) => (fail = reject)),
-    );
     const user = userEvent.setup();
     render(ProjectView, {
       project: REPO,
@@ -160,6 +172,11 @@ describe('the tools panel', () => {
       onerror: vi.fn(),
       onopenpath: vi.fn(),
     });
+    // The window counts the waiting tools first; the panel's own read is the next one.
+    await waitFor(() => expect(screen.getByTestId('open-tools').dataset.pending).not.toBe('0'));
+    vi.mocked(ipc.listTools).mockImplementationOnce(
+      () => new Promise((_, reject) => (fail = reject)),
+    );
     await user.click(screen.getByTestId('open-tools'));
     expect(await screen.findByTestId('tools-loading')).toBeInTheDocument();
     fail({ code: 'store', message: 'the database is locked' });
