@@ -20,7 +20,8 @@ use support::ui::{click, element, type_path_and_open, wait_for_text, WAIT};
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 
 const SKILL: &str = "---\nname: shout\ndescription: Upper-cases a file's text.\nparameters:\n  type: object\n  properties:\n    path: {type: string}\n  required: [path]\nentry: main.js\nallowed-tools: read\n---\n# Shout\nCall it with a **path**.\n";
-const SCRIPT: &str = "// Reads the file and shouts it.\nreturn (await read(args.path)).toUpperCase();\n";
+const SCRIPT: &str =
+    "// Reads the file and shouts it.\nreturn (await read(args.path)).toUpperCase();\n";
 
 async fn send(client: &Client, text: &str) -> Result<()> {
     element(client, "[data-testid=composer]")
@@ -148,7 +149,10 @@ async fn tools_run(session: &DesktopSession, root: &Path, mock: &MockProvider) -
 
     // The proposal: the dialog with everything to judge it by, Reject focused.
     send(client, "make a tool to shout files").await?;
-    until("the approval dialog", async || Ok(dialog_open(client).await?.then_some(()))).await?;
+    until("the approval dialog", async || {
+        Ok(dialog_open(client).await?.then_some(()))
+    })
+    .await?;
     let dialog = element(client, "[data-testid=approval-dialog]").await?;
     ensure!(dialog.attr("data-kind").await?.as_deref() == Some("create_tool"));
     wait_for_text(client, "[data-testid=approval-name]", "shout").await?;
@@ -166,7 +170,10 @@ async fn tools_run(session: &DesktopSession, root: &Path, mock: &MockProvider) -
             vec![],
         )
         .await?;
-    ensure!(paths == json!(["SKILL.md", "main.js"]), "the files: {paths}");
+    ensure!(
+        paths == json!(["SKILL.md", "main.js"]),
+        "the files: {paths}"
+    );
     wait_for_text(
         client,
         "[data-testid=approval-file][data-path='main.js']",
@@ -192,7 +199,10 @@ async fn tools_run(session: &DesktopSession, root: &Path, mock: &MockProvider) -
         )
         .await?;
     ensure!(focused == json!("approval-reject"), "focus on {focused}");
-    ensure!(!root.join(".tools").exists(), "nothing written before the answer");
+    ensure!(
+        !root.join(".tools").exists(),
+        "nothing written before the answer"
+    );
     session.screenshot("tools-approval-dialog.png").await?;
 
     // Approve: the same run calls the tool, and it shouts.
@@ -263,7 +273,11 @@ async fn tools_run(session: &DesktopSession, root: &Path, mock: &MockProvider) -
             .then_some(()))
     })
     .await?;
-    press(client, "[data-testid=tool-row][data-name=shout] [data-testid=tool-review]").await?;
+    press(
+        client,
+        "[data-testid=tool-row][data-name=shout] [data-testid=tool-review]",
+    )
+    .await?;
     until("the change's review", async || {
         let kind = client
             .execute(
@@ -289,7 +303,11 @@ async fn tools_run(session: &DesktopSession, root: &Path, mock: &MockProvider) -
             .then_some(()))
     })
     .await?;
-    press(client, "[data-testid=tool-row][data-name=shout] [data-testid=tool-revoke]").await?;
+    press(
+        client,
+        "[data-testid=tool-row][data-name=shout] [data-testid=tool-revoke]",
+    )
+    .await?;
     until("the revoked tool no longer approved", async || {
         let rows = tool_rows(client).await?;
         Ok(rows
