@@ -461,3 +461,37 @@ async fn a_tool_changed_by_bash_is_refused_then_no_longer_offered() {
         review.changes
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_is_recorded_without_the_sessions_keys() {
+    let script = Script::new()
+        .turn(Turn::stream().tool_call("word-count", json!({"path": "secret.txt"})))
+        .turn(Turn::text("ok"));
+    let setup = Setup::new(script).await;
+    std::fs::write(
+        setup.project.path().join("secret.txt"),
+        format!("token {}\n", live::KEY),
+    )
+    .unwrap();
+    let tools = setup.project.path().join(".tools/word-count/scripts");
+    std::fs::create_dir_all(&tools).unwrap();
+    std::fs::write(tools.parent().unwrap().join("SKILL.md"), SKILL).unwrap();
+    std::fs::write(tools.join("main.js"), "return await read(args.path);").unwrap();
+    let session = setup.session_with_tools("plain", &["read"]);
+    let id = session
+        .list_tools()
+        .unwrap()
+        .tools
+        .into_iter()
+        .find(|t| t.name == "word-count")
+        .unwrap()
+        .approval_id
+        .unwrap();
+    session.approve_tool(&id).unwrap();
+    assert_eq!(run(&session, "read it").await, RunStatus::Completed);
+    let history = session.tool_history(None).unwrap();
+    assert!(!history[0].result.contains(live::KEY), "{:?}", history[0]);
+    assert!(history[0].result.contains("[redacted]"), "{:?}", history[0]);
+    let sent = setup.mock.requests();
+    assert!(!sent.last().unwrap().body_text.contains(live::KEY));
+}

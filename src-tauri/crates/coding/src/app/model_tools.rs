@@ -111,6 +111,7 @@ impl SessionTools {
             inner.redactor = Some(redactor.clone());
         }
         toolbox.set_builtins(self.listed());
+        toolbox.set_redactor(redactor.clone());
         let (tools, agent_for_changes) = (self.clone(), agent.clone());
         toolbox.set_on_change(Some(Arc::new(move || tools.install(&agent_for_changes))));
         self.install(agent);

@@ -55,8 +55,8 @@ impl ModelTool {
             project_id: self.toolbox.project_id().to_owned(),
             name: self.manifest.name.clone(),
             hash: self.folder.hash.clone(),
-            arguments: arguments.to_string(),
-            result: result.to_owned(),
+            arguments: self.toolbox.redact(&arguments.to_string()),
+            result: self.toolbox.redact(result),
             is_error,
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         };

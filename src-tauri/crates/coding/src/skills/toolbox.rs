@@ -187,6 +187,8 @@ pub struct Toolbox {
     answerable: AtomicBool,
     /// The built-in tools' names and descriptions, for the list.
     builtins: Mutex<Vec<(String, String)>>,
+    /// Cleans keys out of what runs record (a script may read a file holding one).
+    redactor: Mutex<Option<crate::secrets::Redactor>>,
     state: Mutex<State>,
 }
 
@@ -209,6 +211,7 @@ impl Toolbox {
             project_id: project_id.to_owned(),
             answerable: AtomicBool::new(false),
             builtins: Mutex::default(),
+            redactor: Mutex::default(),
             state: Mutex::new(State {
                 store,
                 sink: None,
@@ -252,6 +255,21 @@ impl Toolbox {
         let project = store.open_project(workspace, None)?;
         let root = PathBuf::from(&project.root);
         Ok(Self::new(store, &root, data_dir, &project.id))
+    }
+
+    /// The session's redactor: runs are recorded without its keys.
+    pub fn set_redactor(&self, redactor: crate::secrets::Redactor) {
+        if let Ok(mut slot) = self.redactor.lock() {
+            *slot = Some(redactor);
+        }
+    }
+
+    /// `text` without the session's keys.
+    pub(crate) fn redact(&self, text: &str) -> String {
+        match self.redactor.lock().ok().and_then(|r| r.clone()) {
+            Some(redactor) => redactor.text(text).into_owned(),
+            None => text.to_owned(),
+        }
     }
 
     /// The built-in tools shown in the list.
