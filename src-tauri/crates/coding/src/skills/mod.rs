@@ -8,8 +8,10 @@
 //!   with its file, line and what to fix.
 //! - `folder.rs`: tool folders on disk (`<workspace>/.tools/`, `<data dir>/tools/`; the
 //!   project's wins), read whole, and the content hash approvals are pinned to.
-//! - `toolbox.rs`: [`Toolbox`] — the list (built-in, approved, pending, invalid), proposals,
-//!   approve / reject / revoke, run history, and the tools offered to the model.
+//! - `toolbox.rs`: [`Toolbox`] — approve / reject / revoke, run history, waiting proposals,
+//!   and the tools offered to the model; `listing.rs`: the list (built-in, approved, pending,
+//!   invalid); `review.rs`: proposals, what a person reviews (with the diff against the
+//!   approved version), how a version's files are kept and written.
 //! - `dynamic.rs`: the approved tools as agent tools (checked against their hash before every
 //!   run, every run recorded) and `create_tool`, which waits for the user where one can answer.
 //! - `js_tool.rs`: `js {code}` and the runner both share; `host.rs`: the helpers confined to
@@ -19,7 +21,9 @@ mod dynamic;
 mod folder;
 mod host;
 mod js_tool;
+mod listing;
 mod manifest;
+mod review;
 mod toolbox;
 
 pub use dynamic::{CreateToolTool, ModelTool};
@@ -29,7 +33,7 @@ pub use folder::{
 };
 pub use host::WorkspaceHost;
 pub use js_tool::JsTool;
+pub use listing::{ToolEntry, ToolList, ToolStatus};
 pub use manifest::{name_problem, parse_manifest, ManifestProblem, SkillManifest, SKILL_FILE};
-pub use toolbox::{
-    Decision, ToolEntry, ToolFileChange, ToolList, ToolReview, ToolStatus, Toolbox, ToolboxError,
-};
+pub use review::{ToolFileChange, ToolReview};
+pub use toolbox::{Decision, Toolbox, ToolboxError};
