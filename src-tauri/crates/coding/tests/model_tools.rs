@@ -495,3 +495,38 @@ async fn a_run_is_recorded_without_the_sessions_keys() {
     let sent = setup.mock.requests();
     assert!(!sent.last().unwrap().body_text.contains(live::KEY));
 }
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tools_folder_that_is_a_link_is_neither_read_nor_written() {
+    let setup = Setup::new(Script::new().turn(Turn::text("ok"))).await;
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(elsewhere.path().join("word-count/scripts")).unwrap();
+    std::fs::write(elsewhere.path().join("word-count/SKILL.md"), SKILL).unwrap();
+    std::fs::write(elsewhere.path().join("word-count/scripts/main.js"), SCRIPT).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), setup.project.path().join(".tools")).unwrap();
+    let session = setup.session_with_tools("plain", &["read", "create_tool"]);
+    let listed = session.list_tools().unwrap();
+    assert!(
+        listed.tools.iter().all(|t| t.name != "word-count"),
+        "nothing read through the link"
+    );
+    // A proposal cannot be written through it either.
+    let review = session
+        .toolbox()
+        .unwrap()
+        .propose(
+            "shout",
+            serde_json::from_value(json!({
+                "SKILL.md": "---\nname: shout\ndescription: Shouts.\n---\nShout.",
+            }))
+            .unwrap(),
+            "x",
+            None,
+        )
+        .unwrap();
+    let error = session.approve_tool(&review.approval_id).unwrap_err();
+    assert_eq!(error.code(), "io");
+    assert!(error.to_string().contains("a link"), "{error}");
+    assert!(!elsewhere.path().join("shout").exists());
+}

@@ -230,6 +230,11 @@ pub fn discover(workspace: &Path, data_dir: &Path) -> (Vec<ToolFolder>, Vec<Stri
 }
 
 fn folders_in(root: &Path, scope: ToolScope) -> Vec<ToolFolder> {
+    // A tools folder that is a link (a repository can carry `.tools -> ~`) is not followed:
+    // nothing outside would be read as tools, or written on approval.
+    if !is_real_dir(root) {
+        return Vec::new();
+    }
     let Ok(entries) = std::fs::read_dir(root) else {
         return Vec::new();
     };
@@ -244,4 +249,9 @@ fn folders_in(root: &Path, scope: ToolScope) -> Vec<ToolFolder> {
         .into_iter()
         .map(|name| read_folder(&root.join(&name), &name, scope))
         .collect()
+}
+
+/// A folder that is not a link.
+pub(crate) fn is_real_dir(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
 }

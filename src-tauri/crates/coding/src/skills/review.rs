@@ -195,6 +195,17 @@ pub(crate) fn write_folder(dir: &Path, files: &ToolFiles) -> Result<(), ToolboxE
     };
     let parent = dir.parent().unwrap_or(dir);
     std::fs::create_dir_all(parent).map_err(error(parent))?;
+    // Never through a link: `.tools` (or the tool's folder) pointing elsewhere is refused.
+    let linked =
+        |path: &Path| std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if linked(parent) || linked(dir) {
+        return Err(ToolboxError::Write {
+            path: dir.to_owned(),
+            source: std::io::Error::other(
+                "a link: tools are written only into a real folder of the project",
+            ),
+        });
+    }
     let staging = tempfile::Builder::new()
         .prefix(".arbor-tool-")
         .tempdir_in(parent)
