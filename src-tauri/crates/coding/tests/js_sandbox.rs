@@ -49,6 +49,12 @@ fn helpers_refuse_every_way_out_of_the_project() {
         assert!(error.0.contains("outside the project"), "{path}: {error}");
     }
     assert!(!outside.path().join("new.txt").exists());
+    std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+    for path in [".git/hooks/pre-commit", "src/.git/config"] {
+        let error = host.write(path, "#!/bin/sh\n").unwrap_err();
+        assert!(error.0.contains("inside .git"), "{path}: {error}");
+    }
+    assert!(!root.join(".git/hooks/pre-commit").exists());
     assert!(!outside.path().join("deeper").exists());
     assert!(host.ls("..").is_err());
     assert!(host.grep("secret", Some("out")).is_err());

@@ -116,6 +116,16 @@ impl Host for WorkspaceHost {
             )));
         }
         let full = self.inside(path)?;
+        // A script has no processes: it must not plant one either (a git hook runs at the
+        // user's next commit).
+        if full
+            .strip_prefix(&self.root)
+            .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == ".git"))
+        {
+            return Err(HostError(format!(
+                "{path} is inside .git: scripts may not write there"
+            )));
+        }
         if full.is_dir() {
             return Err(HostError(format!("{path} is a folder")));
         }
