@@ -268,6 +268,10 @@ describe('the settings view', () => {
     expect(ipc.saveSettings).not.toHaveBeenCalled();
     await user.clear(screen.getByTestId('tool-env-pass-through'));
     await user.type(screen.getByTestId('tool-env-pass-through'), 'GH_TOKEN');
+    await user.type(
+      screen.getByTestId('settings-snapshot-ignores'),
+      '*.sqlite{Enter}{Enter} data/ ',
+    );
     await user.click(screen.getByTestId('settings-defaults-save'));
     expect(ipc.saveSettings).toHaveBeenCalledWith({
       defaultModel: null,
@@ -275,6 +279,7 @@ describe('the settings view', () => {
       toolEnvPassThrough: ['GH_TOKEN'],
       workspacesDir: null,
       githubHost: null,
+      snapshotIgnores: ['*.sqlite', 'data/'],
     });
   });
 });
