@@ -127,7 +127,7 @@ async fn nodes_show_their_files_and_going_back_brings_them_back() -> Result<()> 
         ],
     )
     .await?;
-    let outcome = code_state_run(&session, &root).await;
+    let outcome = code_state_run(&session, &root, data.path()).await;
     if outcome.is_err() {
         session.save_failure_artifacts("code-state").await;
     }
@@ -135,7 +135,7 @@ async fn nodes_show_their_files_and_going_back_brings_them_back() -> Result<()> 
     session.stop().await
 }
 
-async fn code_state_run(session: &DesktopSession, root: &Path) -> Result<()> {
+async fn code_state_run(session: &DesktopSession, root: &Path, data: &Path) -> Result<()> {
     let client = session.client();
     type_path_and_open(client, root.to_str().context("temp path is not UTF-8")?).await?;
     click(client, "[data-testid=model-picker]").await?;
@@ -308,5 +308,32 @@ async fn code_state_run(session: &DesktopSession, root: &Path) -> Result<()> {
     let text = wait_for_text(client, "[data-testid=file-diff][data-path='c.txt']", "c").await?;
     ensure!(text.contains('+'), "the added file's patch: {text}");
     session.screenshot("code-state-compare-files.png").await?;
+    press(client, "[data-testid=compare-close]").await?;
+
+    // The settings' extra ignores: saved for the next sessions' snapshots.
+    press(client, "[data-testid=open-settings]").await?;
+    let field = element(client, "[data-testid=settings-snapshot-ignores]").await?;
+    client
+        .execute(
+            "document.querySelector('[data-testid=settings-snapshot-ignores]').scrollIntoView();",
+            vec![],
+        )
+        .await?;
+    // WebDriver's Enter key (a "\n" types nothing in WebKit's textarea).
+    field.send_keys("*.sqlite\u{e007}data/").await?;
+    press(client, "[data-testid=settings-defaults-save]").await?;
+    let saved = until("the settings saved", async || {
+        let text = std::fs::read_to_string(data.join("settings.json")).unwrap_or_default();
+        Ok(text.contains("snapshotIgnores").then_some(text))
+    })
+    .await?;
+    let saved: serde_json::Value = serde_json::from_str(&saved)?;
+    ensure!(
+        saved["snapshotIgnores"] == json!(["*.sqlite", "data/"]),
+        "the saved ignores: {saved}"
+    );
+    session
+        .screenshot("code-state-settings-ignores.png")
+        .await?;
     Ok(())
 }
