@@ -7,7 +7,6 @@
 mod support;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
 use arbor_test_support::{MockProvider, Script, Turn, WireApi};
@@ -15,29 +14,11 @@ use fantoccini::Client;
 use serde_json::json;
 
 use support::desktop::DesktopSession;
-use support::ui::{click, element, type_path_and_open, wait_for_text, WAIT};
+use support::ui::{
+    answered, click, element, press, send_prompt, type_path_and_open, until, wait_for_text,
+};
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
-
-async fn send(client: &Client, text: &str) -> Result<()> {
-    element(client, "[data-testid=composer]")
-        .await?
-        .send_keys(text)
-        .await?;
-    click(client, "[data-testid=send]").await
-}
-
-/// Presses a control with the DOM's `click()` (a pointer click can land on a list that moved).
-async fn press(client: &Client, css: &str) -> Result<()> {
-    element(client, css).await?;
-    client
-        .execute(
-            "document.querySelector(arguments[0]).click();",
-            vec![json!(css)],
-        )
-        .await?;
-    Ok(())
-}
 
 /// Clicks an SVG tree node (SVG elements have no `click()`).
 async fn click_node(client: &Client, id: &str) -> Result<()> {
@@ -52,33 +33,6 @@ async fn click_node(client: &Client, id: &str) -> Result<()> {
             .await?;
     }
     Ok(())
-}
-
-/// Runs `read` until it answers `Some`, or fails with `what`.
-async fn until<T>(what: &str, mut read: impl AsyncFnMut() -> Result<Option<T>>) -> Result<T> {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        if let Some(value) = read().await? {
-            return Ok(value);
-        }
-        ensure!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// Waits until a finished answer says `text` (the run's first answer is its command).
-async fn answered(client: &Client, text: &str) -> Result<()> {
-    until(&format!("an answer saying {text:?}"), async || {
-        let said = client
-            .execute(
-                "return [...document.querySelectorAll('[data-testid=message][data-role=assistant]\
-                 [data-status=done]')].some(m => m.textContent.includes(arguments[0]));",
-                vec![json!(text)],
-            )
-            .await?;
-        Ok((said == json!(true)).then_some(()))
-    })
-    .await
 }
 
 fn read(root: &Path, path: &str) -> Option<String> {
@@ -141,9 +95,9 @@ async fn code_state_run(session: &DesktopSession, root: &Path, data: &Path) -> R
     click(client, "[data-testid=model-picker]").await?;
     click(client, "[data-testid=model-option][data-value='mock/m1']").await?;
     wait_for_text(client, "[data-testid=model-picker]", "m1").await?;
-    send(client, "change the files").await?;
+    send_prompt(client, "change the files").await?;
     answered(client, "Changed.").await?;
-    send(client, "change them again").await?;
+    send_prompt(client, "change them again").await?;
     answered(client, "Changed again.").await?;
     let at_end = [Some("one\nTWO\n".to_owned()), None, Some("c\n".to_owned())];
     ensure!(files(root) == at_end, "the script ran: {:?}", files(root));

@@ -7,7 +7,6 @@
 mod support;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
 use arbor_test_support::{MockProvider, Script, Turn, WireApi};
@@ -15,59 +14,15 @@ use fantoccini::Client;
 use serde_json::json;
 
 use support::desktop::DesktopSession;
-use support::ui::{click, element, type_path_and_open, wait_for_text, WAIT};
+use support::ui::{
+    answered, click, element, press, send_prompt, type_path_and_open, until, wait_for_text,
+};
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 
 const SKILL: &str = "---\nname: shout\ndescription: Upper-cases a file's text.\nparameters:\n  type: object\n  properties:\n    path: {type: string}\n  required: [path]\nentry: main.js\nallowed-tools: read\n---\n# Shout\nCall it with a **path**.\n";
 const SCRIPT: &str =
     "// Reads the file and shouts it.\nreturn (await read(args.path)).toUpperCase();\n";
-
-async fn send(client: &Client, text: &str) -> Result<()> {
-    element(client, "[data-testid=composer]")
-        .await?
-        .send_keys(text)
-        .await?;
-    click(client, "[data-testid=send]").await
-}
-
-/// Presses a control with the DOM's `click()`.
-async fn press(client: &Client, css: &str) -> Result<()> {
-    element(client, css).await?;
-    client
-        .execute(
-            "document.querySelector(arguments[0]).click();",
-            vec![json!(css)],
-        )
-        .await?;
-    Ok(())
-}
-
-async fn until<T>(what: &str, mut read: impl AsyncFnMut() -> Result<Option<T>>) -> Result<T> {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        if let Some(value) = read().await? {
-            return Ok(value);
-        }
-        ensure!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// Waits until a finished answer says `text`.
-async fn answered(client: &Client, text: &str) -> Result<()> {
-    until(&format!("an answer saying {text:?}"), async || {
-        let said = client
-            .execute(
-                "return [...document.querySelectorAll('[data-testid=message][data-role=assistant]\
-                 [data-status=done]')].some(m => m.textContent.includes(arguments[0]));",
-                vec![json!(text)],
-            )
-            .await?;
-        Ok((said == json!(true)).then_some(()))
-    })
-    .await
-}
 
 /// Whether the approval dialog is open.
 async fn dialog_open(client: &Client) -> Result<bool> {
@@ -148,7 +103,7 @@ async fn tools_run(session: &DesktopSession, root: &Path, mock: &MockProvider) -
     wait_for_text(client, "[data-testid=model-picker]", "m1").await?;
 
     // The proposal: the dialog with everything to judge it by, Reject focused.
-    send(client, "make a tool to shout files").await?;
+    send_prompt(client, "make a tool to shout files").await?;
     until("the approval dialog", async || {
         Ok(dialog_open(client).await?.then_some(()))
     })
@@ -217,7 +172,7 @@ async fn tools_run(session: &DesktopSession, root: &Path, mock: &MockProvider) -
     session.screenshot("tools-approved-run.png").await?;
 
     // The second proposal is rejected with a reason the model reads.
-    send(client, "and one to wipe files").await?;
+    send_prompt(client, "and one to wipe files").await?;
     until("the second proposal", async || {
         let id = client
             .execute(

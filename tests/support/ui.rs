@@ -81,3 +81,56 @@ pub async fn type_path_and_open(client: &Client, path: &str) -> Result<()> {
     input.send_keys(path).await?;
     click(client, "[data-testid=open-path]").await
 }
+
+/// Types `text` into the composer and sends it.
+pub async fn send_prompt(client: &Client, text: &str) -> Result<()> {
+    element(client, "[data-testid=composer]")
+        .await?
+        .send_keys(text)
+        .await?;
+    click(client, "[data-testid=send]").await
+}
+
+/// Presses a control with the DOM's `click()`: a pointer click can land on a list that moved
+/// under it (a dialog's scrolling body, a menu above a growing chat).
+pub async fn press(client: &Client, css: &str) -> Result<()> {
+    element(client, css).await?;
+    client
+        .execute(
+            "document.querySelector(arguments[0]).click();",
+            vec![serde_json::json!(css)],
+        )
+        .await?;
+    Ok(())
+}
+
+/// Runs `read` until it answers `Some`, or fails naming `what` after [`WAIT`].
+pub async fn until<T>(what: &str, mut read: impl AsyncFnMut() -> Result<Option<T>>) -> Result<T> {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        if let Some(value) = read().await? {
+            return Ok(value);
+        }
+        ensure!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Waits until a finished answer says `text` (any of them: a run's first answer may be a
+/// tool call).
+pub async fn answered(client: &Client, text: &str) -> Result<()> {
+    until(&format!("an answer saying {text:?}"), async || {
+        let said = client
+            .execute(
+                "return [...document.querySelectorAll('[data-testid=message][data-role=assistant]\
+                 [data-status=done]')].some(m => m.textContent.includes(arguments[0]));",
+                vec![serde_json::json!(text)],
+            )
+            .await?;
+        Ok((said == serde_json::json!(true)).then_some(()))
+    })
+    .await
+}

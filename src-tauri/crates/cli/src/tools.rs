@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use arbor_coding::skills::{CreateToolTool, ToolEntry, ToolReview, ToolStatus, Toolbox};
+use arbor_coding::skills::{CreateToolTool, Helper, ToolEntry, ToolReview, ToolStatus, Toolbox};
 use arbor_coding::{builtin_tools, BuiltinToolOptions, Workspace};
 
 use crate::args::ToolsAction;
@@ -277,7 +277,7 @@ pub fn describe_request(
     );
     let permissions: Vec<&str> = allowed_tools
         .iter()
-        .filter_map(|h| arbor_sandbox_helper(h))
+        .filter_map(|h| Helper::parse(h).map(Helper::describe))
         .collect();
     text.push_str(&format!(
         "permissions: {}\n",
@@ -300,15 +300,4 @@ pub fn describe_request(
         "Answer with /approve or /reject REASON here, or later with `arbor tools approve {name}`."
     ));
     text
-}
-
-fn arbor_sandbox_helper(name: &str) -> Option<&'static str> {
-    match name {
-        "read" => Some("can read files in this project"),
-        "write" => Some("can write files in this project"),
-        "ls" => Some("can list folders in this project"),
-        "grep" => Some("can search file contents in this project"),
-        "find" => Some("can find files by name in this project"),
-        _ => None,
-    }
 }

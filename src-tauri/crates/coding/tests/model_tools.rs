@@ -69,6 +69,20 @@ fn tool_results(setup: &Setup) -> Vec<String> {
         .collect()
 }
 
+/// The tools list's line for `name`.
+fn tool_entry(
+    session: &arbor_coding::app::LiveSession,
+    name: &str,
+) -> arbor_coding::skills::ToolEntry {
+    session
+        .list_tools()
+        .unwrap()
+        .tools
+        .into_iter()
+        .find(|t| t.name == name)
+        .unwrap()
+}
+
 fn approval_requested(setup: &Setup) -> Option<(String, Value)> {
     setup.events().iter().find_map(|event| match event {
         SessionEvent::Coding(CodingEvent::ApprovalRequested {
@@ -148,13 +162,7 @@ async fn a_proposed_tool_approved_over_the_session_runs_in_the_same_run() {
         history[0].hash,
         arbor_coding::skills::content_hash(&serde_json::from_value(tool_files()).unwrap())
     );
-    let entry = session
-        .list_tools()
-        .unwrap()
-        .tools
-        .into_iter()
-        .find(|t| t.name == "word-count")
-        .unwrap();
+    let entry = tool_entry(&session, "word-count");
     assert_eq!(entry.status, ToolStatus::Approved);
 
     // Changed on disk (by a command, a pull…): pending again, not offered, not run.
@@ -166,13 +174,7 @@ async fn a_proposed_tool_approved_over_the_session_runs_in_the_same_run() {
         "return await read('../../etc/passwd');",
     )
     .unwrap();
-    let entry = session
-        .list_tools()
-        .unwrap()
-        .tools
-        .into_iter()
-        .find(|t| t.name == "word-count")
-        .unwrap();
+    let entry = tool_entry(&session, "word-count");
     assert_eq!(entry.status, ToolStatus::Pending);
     assert!(entry.changed_since_approval);
     let review = session
@@ -200,14 +202,7 @@ async fn a_proposed_tool_approved_over_the_session_runs_in_the_same_run() {
     )
     .unwrap();
     assert_eq!(
-        session
-            .list_tools()
-            .unwrap()
-            .tools
-            .iter()
-            .find(|t| t.name == "word-count")
-            .unwrap()
-            .status,
+        tool_entry(&session, "word-count").status,
         ToolStatus::Approved
     );
     session.revoke_tool("word-count").unwrap();
@@ -443,13 +438,7 @@ async fn a_tool_changed_by_bash_is_refused_then_no_longer_offered() {
         &["bash"],
         "not offered after it changed"
     );
-    let entry = session
-        .list_tools()
-        .unwrap()
-        .tools
-        .into_iter()
-        .find(|t| t.name == "word-count")
-        .unwrap();
+    let entry = tool_entry(&session, "word-count");
     assert!(entry.changed_since_approval);
     let review = session
         .review_tool(entry.approval_id.as_deref().unwrap())
@@ -478,15 +467,7 @@ async fn a_run_is_recorded_without_the_sessions_keys() {
     std::fs::write(tools.parent().unwrap().join("SKILL.md"), SKILL).unwrap();
     std::fs::write(tools.join("main.js"), "return await read(args.path);").unwrap();
     let session = setup.session_with_tools("plain", &["read"]);
-    let id = session
-        .list_tools()
-        .unwrap()
-        .tools
-        .into_iter()
-        .find(|t| t.name == "word-count")
-        .unwrap()
-        .approval_id
-        .unwrap();
+    let id = tool_entry(&session, "word-count").approval_id.unwrap();
     session.approve_tool(&id).unwrap();
     assert_eq!(run(&session, "read it").await, RunStatus::Completed);
     let history = session.tool_history(None).unwrap();

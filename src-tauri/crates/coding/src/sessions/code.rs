@@ -126,26 +126,16 @@ impl SessionRecorder {
 
     /// The code state at the current session's leaf, if any node on its path recorded one.
     fn state_at_leaf(&self) -> Result<Option<SnapshotId>, SessionsError> {
-        let inner = self.lock();
-        let Some(session_id) = &inner.session_id else {
-            return Ok(None);
-        };
-        let Some(leaf) = inner.store.get_session(session_id)?.leaf_id else {
-            return Ok(None);
-        };
-        Ok(inner
-            .store
-            .code_at(&leaf)?
-            .map(|at| SnapshotId(at.snapshot)))
+        match self.session_id() {
+            Some(session_id) => self.state_at_leaf_of(&session_id),
+            None => Ok(None),
+        }
     }
 
-    /// The state of the session `node` belongs to at its leaf: the last one it stored.
-    fn stored_state_of_session(
-        &self,
-        node_session: &str,
-    ) -> Result<Option<SnapshotId>, SessionsError> {
+    /// The code state at `session_id`'s leaf: the last state that session stored.
+    fn state_at_leaf_of(&self, session_id: &str) -> Result<Option<SnapshotId>, SessionsError> {
         let inner = self.lock();
-        let Some(leaf) = inner.store.get_session(node_session)?.leaf_id else {
+        let Some(leaf) = inner.store.get_session(session_id)?.leaf_id else {
             return Ok(None);
         };
         Ok(inner
@@ -179,7 +169,7 @@ impl SessionRecorder {
     pub fn preview_restore(&self, node: &str) -> Result<RestorePreview, SessionsError> {
         let tracker = self.tracker()?;
         let (node_id, session_id, snapshot) = self.code_at_node(node)?;
-        let stored = self.stored_state_of_session(&session_id)?;
+        let stored = self.state_at_leaf_of(&session_id)?;
         let plan = tracker.preview(&snapshot, stored.as_ref())?;
         Ok(RestorePreview {
             node_id,
@@ -198,7 +188,7 @@ impl SessionRecorder {
     ) -> Result<RestoreInfo, SessionsError> {
         let tracker = self.tracker()?;
         let (node_id, session_id, snapshot) = self.code_at_node(node)?;
-        let stored = self.stored_state_of_session(&session_id)?;
+        let stored = self.state_at_leaf_of(&session_id)?;
         let outcome = tracker.restore(&snapshot, stored.as_ref(), overwrite_outside)?;
         Ok(RestoreInfo::of(Some(node_id), outcome))
     }

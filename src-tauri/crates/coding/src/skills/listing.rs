@@ -57,6 +57,11 @@ impl Toolbox {
     /// disk yet. A folder without an approval of its exact files is put up for review (so it
     /// has an approval to answer).
     pub fn list(&self) -> Result<ToolList, ToolboxError> {
+        Ok(self.list_with_folders()?.0)
+    }
+
+    /// [`Toolbox::list`] and the folders it was made from (one read of the disk for both).
+    pub(super) fn list_with_folders(&self) -> Result<(ToolList, Vec<ToolFolder>), ToolboxError> {
         let (folders, shadowed) = discover(&self.workspace, &self.data_dir);
         let mut tools: Vec<ToolEntry> = self
             .builtins
@@ -121,7 +126,7 @@ impl Toolbox {
                 shadows_user_tool: false,
             });
         }
-        Ok(ToolList { tools })
+        Ok((ToolList { tools }, folders))
     }
 
     /// A folder's line, putting it up for review when its files have no approval yet.

@@ -26,6 +26,8 @@ mod manifest;
 mod review;
 mod toolbox;
 
+/// The file helpers a script may be granted (`allowed-tools`), with their plain words.
+pub use arbor_sandbox::Helper;
 pub use dynamic::{CreateToolTool, ModelTool};
 pub use folder::{
     content_hash, discover, read_folder, ToolFiles, ToolFolder, ToolScope, PROJECT_TOOLS_DIR,

@@ -12,7 +12,7 @@ use arbor_store::{ApprovalStatus, Store, StoreError, ToolApproval, ToolRun};
 use tokio::sync::oneshot;
 
 use super::dynamic::ModelTool;
-use super::folder::{discover, read_folder, ToolFolder, ToolScope, PROJECT_TOOLS_DIR};
+use super::folder::{read_folder, ToolFolder, ToolScope, PROJECT_TOOLS_DIR};
 use super::listing::ToolStatus;
 use super::manifest::ManifestProblem;
 use super::review::{decode_files, write_folder};
@@ -276,10 +276,9 @@ impl Toolbox {
     /// The tools the model is offered now: approved ones whose files are exactly the approved
     /// files (anything else is pending, or invalid).
     pub fn offered(self: &Arc<Self>) -> Vec<Arc<dyn AgentTool>> {
-        let Ok(list) = self.list() else {
+        let Ok((list, folders)) = self.list_with_folders() else {
             return Vec::new();
         };
-        let (folders, _) = discover(&self.workspace, &self.data_dir);
         let mut offered: Vec<Arc<dyn AgentTool>> = Vec::new();
         for entry in list
             .tools
