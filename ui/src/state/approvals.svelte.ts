@@ -38,8 +38,16 @@ export class ApprovalStore {
     return Math.max(0, this.queue.items.length - 1);
   }
 
-  /** Takes one event of the session's stream; only `approval_requested` concerns it. */
+  /** Takes one event of the session's stream; only the approval events concern it. */
   receive(event: SessionEvent): void {
+    if (event.type === 'approval_resolved') {
+      // Answered here (already off the queue) or elsewhere (the CLI, another client).
+      const shown = this.queue.items.some((item) => item.approvalId === event.approval_id);
+      this.queue = remove(this.queue, event.approval_id);
+      if (shown) this.status = `The tool ${event.name} was ${event.status} elsewhere.`;
+      this.version++;
+      return;
+    }
     if (event.type !== 'approval_requested') return;
     this.queue = enqueue(this.queue, proposalOfEvent(event));
     // The event names the helpers; the review says them in words, with the patches of a change.

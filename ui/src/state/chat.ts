@@ -521,6 +521,7 @@ export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
     case 'turn_end':
       return model;
     case 'approval_requested':
+    case 'approval_resolved':
       // Not part of the conversation: the approval queue (state/approvals.svelte.ts) takes it,
       // and the waiting `create_tool` call shows in its card until the user decides.
       return model;

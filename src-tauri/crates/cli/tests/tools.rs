@@ -155,14 +155,21 @@ async fn rpc_answers_a_waiting_proposal_and_the_tool_runs_in_the_same_run() {
         .filter(|t| t["status"] == "pending")
         .collect();
     assert_eq!(pending.len(), 1, "{listed}");
-    let approved = rpc
-        .call(
-            "a",
-            json!({"type": "approve_tool", "approval_id": request["approval_id"]}),
-        )
+    rpc.send(json!({"id": "a", "type": "approve_tool", "approval_id": request["approval_id"]}))
         .await;
+    let mut lines = rpc
+        .until(|v| v["type"] == "response" && v["id"] == "a")
+        .await;
+    let approved = lines.last().unwrap().clone();
     assert_eq!(approved["success"], true, "{approved}");
-    rpc.until(|v| v["type"] == "agent_end").await;
+    assert_eq!(approved["data"]["status"], "approved", "{approved}");
+    lines.extend(rpc.until(|v| v["type"] == "agent_end").await);
+    assert!(
+        lines.iter().any(|l| l["type"] == "approval_resolved"
+            && l["approval_id"] == request["approval_id"]
+            && l["status"] == "approved"),
+        "{lines:?}"
+    );
     let sent = mock.requests();
     let names: Vec<&str> = sent[1].body.as_ref().unwrap()["tools"]
         .as_array()

@@ -49,6 +49,13 @@ pub enum CodingEvent {
         #[ts(optional = nullable, type = "Record<string, string> | null")]
         previous: Option<std::collections::BTreeMap<String, String>>,
     },
+    /// A proposal was answered (here or from another front end): `status` is `approved` or
+    /// `rejected`. A dialog still showing it closes.
+    ApprovalResolved {
+        approval_id: String,
+        name: String,
+        status: String,
+    },
     /// A request failed with a transient error (rate limit, overload, network) before its
     /// answer started, and will be sent again after `delay_ms`. `attempt` counts from 1.
     RetryScheduled {

@@ -154,6 +154,35 @@ describe('the approval dialog', () => {
     );
   });
 
+  it('closes when the proposal is answered elsewhere, and keeps its own words after its own answer', async () => {
+    const user = await openWindow();
+    await propose();
+    emit({
+      type: 'approval_resolved',
+      approval_id: 'ap-wc',
+      name: 'word_count',
+      status: 'approved',
+    });
+    await waitFor(() => expect(screen.queryByTestId('approval-dialog')).not.toBeInTheDocument());
+    expect(screen.getByTestId('tool-decision-status')).toHaveTextContent(
+      'The tool word_count was approved elsewhere.',
+    );
+    expect(ipc.approveTool).not.toHaveBeenCalled();
+
+    await propose();
+    await user.click(screen.getByTestId('approval-reject'));
+    await waitFor(() => expect(screen.queryByTestId('approval-dialog')).not.toBeInTheDocument());
+    emit({
+      type: 'approval_resolved',
+      approval_id: 'ap-wc',
+      name: 'word_count',
+      status: 'rejected',
+    });
+    expect(screen.getByTestId('tool-decision-status')).toHaveTextContent(
+      'Rejected the tool word_count.',
+    );
+  });
+
   it('closes on Esc without deciding (or stopping the run): the tool stays pending', async () => {
     const user = await openWindow();
     // The model's run goes on while its create_tool call waits: Esc must not stop it either.

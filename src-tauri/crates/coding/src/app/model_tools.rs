@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use arbor_agent::{Agent, AgentTool};
-use arbor_store::{Store, ToolApproval, ToolRun};
+use arbor_store::{Store, ToolRun};
 
 use super::{AppError, LiveSession};
 use crate::secrets::Redactor;
@@ -147,8 +147,11 @@ impl LiveSession {
     }
 
     /// Approves a pending tool: its files are written and it is offered from the next request.
-    pub fn approve_tool(&self, approval_id: &str) -> Result<ToolApproval, AppError> {
-        Ok(self.toolbox()?.approve(approval_id)?)
+    /// Answers with the version as decided.
+    pub fn approve_tool(&self, approval_id: &str) -> Result<ToolReview, AppError> {
+        let toolbox = self.toolbox()?;
+        let decided = toolbox.approve(approval_id)?;
+        Ok(toolbox.review(&decided.id)?)
     }
 
     /// Rejects a pending tool; the reason reaches the model when it is waiting.
@@ -156,8 +159,10 @@ impl LiveSession {
         &self,
         approval_id: &str,
         reason: Option<&str>,
-    ) -> Result<ToolApproval, AppError> {
-        Ok(self.toolbox()?.reject(approval_id, reason)?)
+    ) -> Result<ToolReview, AppError> {
+        let toolbox = self.toolbox()?;
+        let decided = toolbox.reject(approval_id, reason)?;
+        Ok(toolbox.review(&decided.id)?)
     }
 
     /// Takes a tool's approval back.

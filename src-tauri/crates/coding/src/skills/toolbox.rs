@@ -215,6 +215,7 @@ impl Toolbox {
         // Offered before the waiting call is woken: its run's next request must see the tool.
         self.changed();
         self.notify(&decided.id, Decision::Approved);
+        self.resolved(&decided);
         Ok(decided)
     }
 
@@ -230,7 +231,16 @@ impl Toolbox {
         })?;
         self.changed();
         self.notify(&decided.id, Decision::Rejected(reason.map(str::to_owned)));
+        self.resolved(&decided);
         Ok(decided)
+    }
+
+    fn resolved(&self, decided: &ToolApproval) {
+        self.emit(CodingEvent::ApprovalResolved {
+            approval_id: decided.id.clone(),
+            name: decided.name.clone(),
+            status: decided.status.as_str().to_owned(),
+        });
     }
 
     /// Takes a tool's approval back: it is no longer offered (its files stay).
