@@ -2,7 +2,8 @@
 //! change files through `bash`; the tree's turns show how many files each changed; "restore
 //! files to here" on the first message previews, restores (and goes there), and "undo restore"
 //! brings the files back; a file changed outside Arbor is marked in the preview and nothing is
-//! written on cancel; the compare view's Files tab shows the files between two turns.
+//! written on cancel; the compare view's Files tab shows the files between two turns. In the
+//! light theme, with the tools panel's look at the end.
 
 mod support;
 
@@ -76,8 +77,9 @@ async fn nodes_show_their_files_and_going_back_brings_them_back() -> Result<()> 
     let session = DesktopSession::start(
         APP,
         &[
+            // The light theme (the tools suite sees the dark one).
             ("ARBOR_DATA_DIR", data.path().as_os_str()),
-            ("GTK_THEME", "Adwaita:dark".as_ref()),
+            ("GTK_THEME", "Adwaita".as_ref()),
         ],
     )
     .await?;
@@ -288,6 +290,12 @@ async fn code_state_run(session: &DesktopSession, root: &Path, data: &Path) -> R
     );
     session
         .screenshot("code-state-settings-ignores.png")
+        .await?;
+    press(client, "[data-testid=settings-close]").await?;
+    press(client, "[data-testid=open-tools]").await?;
+    element(client, "[data-testid=tool-row][data-name=js]").await?;
+    session
+        .screenshot("code-state-tools-panel-light.png")
         .await?;
     Ok(())
 }
