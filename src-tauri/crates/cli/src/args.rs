@@ -216,6 +216,9 @@ pub enum Command {
         #[arg(long, short = 'y')]
         yes: bool,
     },
+    /// Check the data folder's database in full (pages, indexes, the full-text index) and say
+    /// what to do about any damage. Reads only; exits 1 when damage is found.
+    Doctor,
     /// Full-text search over the messages of every stored session.
     Search {
         /// Words that must all appear (a trailing * matches a prefix).

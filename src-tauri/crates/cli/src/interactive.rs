@@ -305,6 +305,8 @@ pub async fn run(
                         &out,
                         "(steering: delivered after the running tool finishes)",
                     );
+                } else if let Err(error) = session.prepare_run() {
+                    say(&out, &format!("arbor: {error}"));
                 } else {
                     let (agent, text) = (session.agent.clone(), text.to_owned());
                     out.run_in_background(async move { agent.prompt(text, Vec::new()).await });

@@ -9,7 +9,6 @@
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use arbor_agent::Agent;
 use arbor_protocol::{Command, RunStatus};
 use serde_json::json;
 use tokio::io::AsyncBufReadExt;
@@ -26,7 +25,7 @@ pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Resu
 
     let last_status = Arc::new(Mutex::new(None));
     if prompts.is_empty() {
-        let runs = read_commands(&agent, &writer, &last_status).await?;
+        let runs = read_commands(&session, &writer, &last_status).await?;
         for run in runs {
             let _ = run.await;
         }
@@ -39,12 +38,17 @@ pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Resu
             }
         });
         for prompt in prompts {
+            session.prepare_run()?;
             let outcome = agent.prompt(prompt, Vec::new()).await?;
             record(&last_status, outcome.status);
             if outcome.status != RunStatus::Completed {
                 break;
             }
         }
+    }
+    if session.store_failure().is_some() {
+        // The stream carried `store_error`; the exit code must not say success.
+        record(&last_status, RunStatus::Failed);
     }
     drop(writer);
     session.detach();
@@ -68,10 +72,11 @@ fn record(last: &Mutex<Option<RunStatus>>, status: RunStatus) {
 }
 
 async fn read_commands(
-    agent: &Agent,
+    session: &LiveSession,
     writer: &LineWriter,
     last_status: &Arc<Mutex<Option<RunStatus>>>,
 ) -> anyhow::Result<Vec<tokio::task::JoinHandle<()>>> {
+    let agent = &session.agent;
     let mut runs = Vec::new();
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     while let Some(line) = lines.next_line().await? {
@@ -90,6 +95,10 @@ async fn read_commands(
                 if agent.is_streaming() {
                     writer.send(&json!({"type": "error", "command": "prompt",
                         "message": "the agent is busy; send steer or follow_up, or abort first"}));
+                    continue;
+                }
+                if let Err(error) = session.prepare_run() {
+                    writer.send(&json!({"type": "error", "command": "prompt", "message": error.to_string()}));
                     continue;
                 }
                 let (agent, writer, last) = (agent.clone(), writer.clone(), last_status.clone());

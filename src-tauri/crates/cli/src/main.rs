@@ -9,6 +9,7 @@ mod auth;
 mod clone;
 mod code;
 mod config;
+mod doctor;
 mod interactive;
 mod interactive_tree;
 mod json_mode;
@@ -45,11 +46,14 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    // Before `-C`: a relative `--data-dir` means relative to where arbor was started.
+    let data_dir = config::data_dir(cli.data_dir.as_deref())?;
+    // What a killed `arbor clone` left beside its destination goes at the next start.
+    arbor_coding::app::cloning::clean_clone_leftovers_at_start(&data_dir);
     if let Some(dir) = &cli.cwd {
         std::env::set_current_dir(dir)
             .map_err(|error| anyhow::anyhow!("cannot work in {}: {error}", dir.display()))?;
     }
-    let data_dir = config::data_dir(cli.data_dir.as_deref())?;
     if let Some(Command::Models { provider }) = &cli.command {
         let catalog = config::load_catalog(&data_dir)?;
         models::print(&catalog, provider.as_deref(), &mut std::io::stdout().lock())?;
@@ -121,6 +125,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Auth { action }) => return auth::run(&data_dir, action),
+        Some(Command::Doctor) => return doctor::run(&data_dir, &mut std::io::stdout().lock()),
         Some(Command::Tools { action }) => {
             let cwd = std::env::current_dir()?;
             tools::run(

@@ -22,6 +22,11 @@ pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Resu
         if tokio::signal::ctrl_c().await.is_ok() {
             interrupted.abort();
         }
+        // A second Ctrl+C ends the process now, whatever the run is stuck in.
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("\narbor: interrupted");
+            std::process::exit(130);
+        }
     });
 
     // Live text only for the last prompt's run, and only on a terminal.
@@ -48,7 +53,17 @@ pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Resu
     let mut answer = String::new();
     for (index, prompt) in prompts.into_iter().enumerate() {
         live.store(index == last, Ordering::Relaxed);
+        session.prepare_run()?;
         let outcome = agent.prompt(prompt, Vec::new()).await?;
+        if let Some(reason) = session.store_failure() {
+            // The run was stopped because its conversation could not be stored: never report
+            // that as an answer.
+            finish_line(&streamed_any);
+            eprintln!(
+                "arbor: the conversation could not be stored, so the run was stopped: {reason}"
+            );
+            return Ok(ExitCode::from(1));
+        }
         match outcome.status {
             RunStatus::Completed => {
                 let final_message = outcome

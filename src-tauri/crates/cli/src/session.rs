@@ -20,12 +20,23 @@ pub fn report_to_stderr(event: &CodingEvent) {
     }
 }
 
+fn short_id(id: &str) -> &str {
+    id.get(..8).unwrap_or(id)
+}
+
 /// A coding event as a line for the terminal; `None` for those it does not show.
 pub fn describe_event(event: &CodingEvent) -> Option<String> {
     match event {
         CodingEvent::StoreError { message } => Some(format!(
-            "arbor: could not store the conversation: {message}"
+            "arbor: could not store the conversation, so the run was stopped: {message}"
         )),
+        CodingEvent::SessionWrittenElsewhere { session_id, .. } => Some(format!(
+            "arbor: note: another window or terminal wrote to session {} meanwhile; this \
+             run's turns go on from its own last message (a branch: see `arbor tree {}`)",
+            short_id(session_id),
+            short_id(session_id)
+        )),
+        CodingEvent::StreamNotice { message, .. } => Some(format!("arbor: note: {message}")),
         CodingEvent::RetryScheduled {
             attempt,
             delay_ms,

@@ -39,7 +39,7 @@ pub fn list(
     all: bool,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    let store = Store::open(data_dir)?;
+    let store = crate::config::open_store_for_reading(data_dir)?;
     let sessions = if all {
         store.list_sessions(None, None)?
     } else {
@@ -93,7 +93,7 @@ fn write_sessions(
 
 /// `arbor tree ID [--json]`.
 pub fn tree(data_dir: &Path, id: &str, json: bool, out: &mut impl Write) -> anyhow::Result<()> {
-    let store = Store::open(data_dir)?;
+    let store = crate::config::open_store_for_reading(data_dir)?;
     let tree = store.session_tree(id)?;
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&tree)?)?;
@@ -110,7 +110,7 @@ pub fn search(
     json: bool,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    let store = Store::open(data_dir)?;
+    let store = crate::config::open_store_for_reading(data_dir)?;
     let hits = store.search(query, &SearchOptions::default())?;
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&hits)?)?;

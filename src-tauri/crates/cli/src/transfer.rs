@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use arbor_coding::export::{
-    export_session, import_jsonl, write_atomically, ExportFormat, ExportScope,
+    export_session_readable, import_jsonl, write_atomically, ExportFormat, ExportScope,
 };
 use arbor_store::Store;
 
@@ -25,8 +25,17 @@ pub fn export(
         Some(ScopeArg::Tree) => ExportScope::WholeTree,
         None => ExportScope::default_for(format),
     };
-    let store = Store::open(data_dir)?;
-    let text = export_session(&store, id, scope, format)?;
+    let store = crate::config::open_store_for_reading(data_dir)?;
+    let export = export_session_readable(&store, id, scope, format)?;
+    if !export.unreadable.is_empty() {
+        eprintln!(
+            "arbor: note: the database is damaged: {} message(s) could not be read and are left \
+             out of the export ({}); run `arbor doctor` for a full check",
+            export.unreadable.len(),
+            export.unreadable.join(", ")
+        );
+    }
+    let text = export.text;
     match output {
         None => {
             let mut stdout = std::io::stdout().lock();

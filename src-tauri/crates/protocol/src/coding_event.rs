@@ -27,8 +27,24 @@ pub enum CodingEvent {
         parent_id: Option<String>,
         session_id: String,
     },
-    /// Storing failed; the conversation goes on in memory only for that message.
+    /// Storing a message failed (full disk, damaged database, a message too large): the run
+    /// is stopped, nothing more of it is stored, and the conversation in memory goes back to
+    /// what is stored before the next prompt. The front end keeps the unsaved turn on screen
+    /// and offers to send it again.
     StoreError { message: String },
+    /// Another process (a second window or `arbor -c`) wrote to this session since this live
+    /// session last wrote or moved in it. This session's next nodes go under its own last node,
+    /// so the other writer's turns show as a branch; a front end reloads its view of the tree.
+    SessionWrittenElsewhere {
+        session_id: String,
+        /// The session's leaf as the other writer left it.
+        #[ts(optional = nullable)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        other_leaf_id: Option<String>,
+    },
+    /// Something the user should know about a provider's stream that did not stop the run:
+    /// e.g. events that were not valid JSON and were skipped (`skipped` counts them).
+    StreamNotice { message: String, skipped: u32 },
     /// Recording the workspace's files for a node failed (the message is stored without them;
     /// going back to it cannot bring files back).
     SnapshotError { message: String },

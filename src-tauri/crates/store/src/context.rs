@@ -188,6 +188,22 @@ fn compact_path<'a>(
     Ok(out)
 }
 
+/// The context ending at `leaf` as [`ContextNode`]s (empty before the first node).
+fn context_nodes(c: &Connection, session: &str, leaf: Option<&str>) -> Result<Vec<ContextNode>> {
+    let Some(leaf) = leaf else {
+        return Ok(Vec::new());
+    };
+    Ok(load_path_raw(c, session, leaf, true, false)?
+        .into_iter()
+        .map(|raw| ContextNode {
+            id: raw.id,
+            kind: raw.kind,
+            content: raw.content,
+            text: raw.text,
+        })
+        .collect())
+}
+
 impl Store {
     /// The path root → `node` (id or prefix, in `session_id`), root first, every node in full.
     pub fn path_to(&self, session_id: &str, node: &str) -> Result<Vec<Node>> {
@@ -219,18 +235,22 @@ impl Store {
     pub fn context_json(&self, session_id: &str) -> Result<Vec<ContextNode>> {
         self.read(|c| {
             let session = resolve(c, IdTable::Sessions, None, session_id)?;
-            let Some(leaf) = load_session(c, &session)?.leaf_id else {
-                return Ok(Vec::new());
-            };
-            Ok(load_path_raw(c, &session, &leaf, true, false)?
-                .into_iter()
-                .map(|raw| ContextNode {
-                    id: raw.id,
-                    kind: raw.kind,
-                    content: raw.content,
-                    text: raw.text,
-                })
-                .collect())
+            let leaf = load_session(c, &session)?.leaf_id;
+            context_nodes(c, &session, leaf.as_deref())
+        })
+    }
+
+    /// [`Store::context_json`] as if the leaf were at `leaf` (`None`: before the first node),
+    /// for a live session that keeps its own place in a session another process also writes.
+    pub fn context_json_at(
+        &self,
+        session_id: &str,
+        leaf: Option<&str>,
+    ) -> Result<Vec<ContextNode>> {
+        self.read(|c| {
+            let session = resolve(c, IdTable::Sessions, None, session_id)?;
+            let leaf = leaf.map(|l| resolve_node_in(c, &session, l)).transpose()?;
+            context_nodes(c, &session, leaf.as_deref())
         })
     }
 

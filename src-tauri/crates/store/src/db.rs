@@ -62,6 +62,42 @@ impl Store {
         Store::open_file(&data_dir.join(DB_FILE_NAME))
     }
 
+    /// Opens `DATA_DIR/arbor.db` only to read it (listings, trees, search, export, `doctor`):
+    /// works in a read-only data folder or on a read-only file system, never creates or
+    /// migrates anything, and skips the quick check so a damaged database can still be read
+    /// (each read fails on its own damaged pages). A database of an older schema must be
+    /// opened for writing once to be upgraded.
+    pub fn open_read_only(data_dir: &Path) -> Result<Store> {
+        let path = data_dir.join(DB_FILE_NAME);
+        if !path.is_file() {
+            return Err(StoreError::DataDir {
+                path: path.clone(),
+                reason: "there is no database here yet (nothing was stored)".into(),
+            });
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let open = |uri: String| -> Result<Store> {
+            let conn = Connection::open_with_flags(&uri, flags)
+                .map_err(|e| open_error(&path, "cannot open the database file", e))?;
+            let store = Store {
+                conn,
+                path: path.clone(),
+            };
+            store.check_header(true)?;
+            Ok(store)
+        };
+        let uri = format!("file:{}", uri_path(&path));
+        match open(uri.clone()) {
+            Ok(store) => Ok(store),
+            // In a read-only folder SQLite cannot create the WAL's shared-memory file: read
+            // the file as immutable instead (nobody can be writing to a folder nobody can
+            // write to).
+            Err(_) => open(format!("{uri}?immutable=1")),
+        }
+    }
+
     /// Opens (creating if needed) the database at `path`; its folder must exist.
     pub fn open_file(path: &Path) -> Result<Store> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -74,6 +110,7 @@ impl Store {
             path: path.to_path_buf(),
         };
         store.configure()?;
+        store.quick_check()?;
         store.migrate()?;
         Ok(store)
     }
@@ -92,39 +129,80 @@ impl Store {
 
     /// Runs SQLite's and FTS5's consistency checks; returns the problems found (empty = healthy).
     pub fn check_integrity(&self) -> Result<Vec<String>> {
+        // Each check that cannot even run (a damaged page stops it) is itself a problem found.
         let mut problems = Vec::new();
-        let mut stmt = self.conn.prepare("PRAGMA integrity_check")?;
-        for row in stmt.query_map([], |r| r.get::<_, String>(0))? {
-            let row = row?;
-            if row != "ok" {
-                problems.push(row);
-            }
+        let integrity = self
+            .conn
+            .prepare("PRAGMA integrity_check")
+            .and_then(|mut stmt| {
+                stmt.query_map([], |r| r.get::<_, String>(0))?
+                    .collect::<rusqlite::Result<Vec<String>>>()
+            });
+        match integrity {
+            Ok(rows) => problems.extend(rows.into_iter().filter(|row| row != "ok")),
+            Err(e) => problems.push(format!("integrity check stopped: {e}")),
         }
-        let mut stmt = self.conn.prepare("PRAGMA foreign_key_check")?;
-        for row in stmt.query_map([], |r| {
-            Ok(format!(
-                "foreign key violation in {} row {:?} -> {}",
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<i64>>(1)?,
-                r.get::<_, String>(2)?
-            ))
-        })? {
-            problems.push(row?);
+        let foreign = self
+            .conn
+            .prepare("PRAGMA foreign_key_check")
+            .and_then(|mut stmt| {
+                stmt.query_map([], |r| {
+                    Ok(format!(
+                        "foreign key violation in {} row {:?} -> {}",
+                        r.get::<_, String>(0)?,
+                        r.get::<_, Option<i64>>(1)?,
+                        r.get::<_, String>(2)?
+                    ))
+                })?
+                .collect::<rusqlite::Result<Vec<String>>>()
+            });
+        match foreign {
+            Ok(rows) => problems.extend(rows),
+            Err(e) => problems.push(format!("foreign key check stopped: {e}")),
         }
-        if let Err(e) = self.conn.execute(
-            "INSERT INTO nodes_fts(nodes_fts) VALUES ('integrity-check')",
-            [],
-        ) {
+        // FTS5's check is run as a write; a read-only connection (`arbor doctor`) checks the
+        // same through a query that reads every row of the index.
+        let fts = if self.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+            self.conn
+                .query_row("SELECT count(*) FROM nodes_fts", [], |r| r.get::<_, i64>(0))
+                .map(|_| ())
+        } else {
+            self.conn
+                .execute(
+                    "INSERT INTO nodes_fts(nodes_fts) VALUES ('integrity-check')",
+                    [],
+                )
+                .map(|_| ())
+        };
+        if let Err(e) = fts {
             problems.push(format!("full-text index: {e}"));
         }
         Ok(problems)
     }
 
-    fn configure(&self) -> Result<()> {
+    /// SQLite's quick check (pages, records and the b-trees, without comparing indexes to
+    /// tables): damaged pages refuse the open for writing, with what to do.
+    fn quick_check(&self) -> Result<()> {
+        let mut stmt = self.conn.prepare("PRAGMA quick_check(20)")?;
+        let rows: Vec<String> = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect())
+            .unwrap_or_else(|e| vec![e.to_string()]);
+        if rows.len() == 1 && rows[0] == "ok" {
+            return Ok(());
+        }
+        Err(StoreError::Damaged {
+            path: self.path.clone(),
+            problems: rows,
+        })
+    }
+
+    /// Reads the header and checks the file is Arbor's; `reading`: also that its schema is the
+    /// one this build reads (a reader cannot migrate).
+    fn check_header(&self, reading: bool) -> Result<(u32, i64)> {
         let c = &self.conn;
         c.busy_timeout(BUSY_TIMEOUT)?;
         c.set_prepared_statement_cache_capacity(64);
-        // Look before touching anything: a foreign or corrupt file must not be converted to WAL.
         let header = c
             .pragma_query_value(None, "application_id", |r| r.get::<_, i32>(0))
             .and_then(|app| {
@@ -141,6 +219,29 @@ impl Store {
                 reason: "it is an SQLite database of another program".into(),
             });
         }
+        if reading && version > SCHEMA_VERSION {
+            return Err(StoreError::SchemaTooNew {
+                path: self.path.clone(),
+                found: version,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        if reading && version < SCHEMA_VERSION {
+            return Err(StoreError::ReadOnly {
+                path: folder_of(&self.path),
+                reason: format!(
+                    "its database has schema version {version} and must be upgraded to \
+                     {SCHEMA_VERSION} by opening it once with write access"
+                ),
+            });
+        }
+        Ok((version, tables))
+    }
+
+    fn configure(&self) -> Result<()> {
+        // Look before touching anything: a foreign or corrupt file must not be converted to WAL.
+        self.check_header(false)?;
+        let c = &self.conn;
         let mode: String = c
             .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
             .map_err(|e| open_error(&self.path, "cannot switch to WAL", e))?;
@@ -228,6 +329,18 @@ impl Store {
             other => other,
         }
     }
+}
+
+/// `path` for an SQLite `file:` URI (the characters URIs reserve, percent-encoded).
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for byte in path.to_string_lossy().bytes() {
+        match byte {
+            b'?' | b'#' | b'%' => out.push_str(&format!("%{byte:02X}")),
+            _ => out.push(char::from(byte)),
+        }
+    }
+    out
 }
 
 fn folder_of(path: &Path) -> PathBuf {

@@ -66,9 +66,45 @@ pub enum StoreError {
     #[error("stored data is damaged: {0}")]
     Corrupt(String),
 
+    /// SQLite's quick check found damaged pages at open: writing could spread the damage.
+    #[error(
+        "{path} is damaged ({}): run `arbor doctor` for a full check; `arbor sessions` and \
+         `arbor export` still read what they can (unreadable messages are left out, with a \
+         note); then move the file aside to start afresh, or restore it from a backup",
+        problems.join("; ")
+    )]
+    Damaged {
+        path: PathBuf,
+        problems: Vec<String>,
+    },
+
+    /// The disk holding the database is full: nothing more was stored.
+    #[error("the disk holding Arbor's database is full, so nothing more could be stored; free some space and try again")]
+    DiskFull,
+
+    /// A value is larger than SQLite accepts.
+    #[error("a message is too large to store ({0}); nothing of it was stored")]
+    TooBig(String),
+
     /// Any other SQLite failure.
     #[error("database error: {0}")]
     Sqlite(#[source] rusqlite::Error),
+}
+
+impl StoreError {
+    /// Whether this is damage in the database file (a page or a value that cannot be read),
+    /// as opposed to a missing id, a busy lock or bad input: a reader can skip what is damaged.
+    pub fn is_damage(&self) -> bool {
+        match self {
+            StoreError::Corrupt(_) | StoreError::Damaged { .. } => true,
+            StoreError::NotArborDatabase { .. } => false,
+            StoreError::Sqlite(inner) => matches!(
+                inner.sqlite_error_code(),
+                Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+            ),
+            _ => false,
+        }
+    }
 }
 
 /// Shorthand used throughout the crate.
@@ -81,6 +117,8 @@ impl From<rusqlite::Error> for StoreError {
             Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreError::Busy {
                 seconds: crate::db::BUSY_TIMEOUT.as_secs(),
             },
+            Some(ErrorCode::DiskFull) => StoreError::DiskFull,
+            Some(ErrorCode::TooBig) => StoreError::TooBig(e.to_string()),
             _ => match e {
                 rusqlite::Error::FromSqlConversionFailure(col, _, inner) => {
                     StoreError::Corrupt(format!("column {col}: {inner}"))

@@ -56,6 +56,16 @@ pub(crate) fn is_ancestor_or_self(c: &Connection, ancestor: &str, node: &str) ->
     Ok(stmt.query_row(params![ancestor, node], |r| r.get(0))?)
 }
 
+/// Where an appended node goes.
+enum Parent {
+    /// Under the session's current leaf.
+    Leaf,
+    /// A new root.
+    Root,
+    /// Under this node (id or prefix).
+    Node(String),
+}
+
 impl Store {
     /// Appends `node` to a session in one transaction: under `node.parent_id`, or under the
     /// current leaf when that is `None`; the new node becomes the leaf, `updated_at` moves, and
@@ -65,6 +75,32 @@ impl Store {
     /// A compaction node needs `first_kept_id`, which must be its parent or an ancestor of it;
     /// other kinds must not have one.
     pub fn append(&self, session_id: &str, node: NewNode) -> Result<Node> {
+        let parent = match &node.parent_id {
+            Some(p) => Parent::Node(p.clone()),
+            None => Parent::Leaf,
+        };
+        self.append_node(session_id, node, parent)
+    }
+
+    /// Appends `node` under `parent` (id or prefix in the session; `None`: as a new root),
+    /// whatever the session's leaf is now, and makes it the leaf. A live session appends this
+    /// way under the node *it* last wrote or moved to: when another process wrote to the same
+    /// session meanwhile, the two runs become sibling branches instead of weaving into one
+    /// chain.
+    pub fn append_under(
+        &self,
+        session_id: &str,
+        parent: Option<&str>,
+        node: NewNode,
+    ) -> Result<Node> {
+        let parent = match parent {
+            Some(p) => Parent::Node(p.to_owned()),
+            None => Parent::Root,
+        };
+        self.append_node(session_id, node, parent)
+    }
+
+    fn append_node(&self, session_id: &str, node: NewNode, parent: Parent) -> Result<Node> {
         match (node.kind, &node.first_kept_id) {
             (NodeKind::Compaction, None) => {
                 return Err(StoreError::InvalidInput(
@@ -94,9 +130,10 @@ impl Store {
         self.write(|c| {
             let session_id = resolve(c, IdTable::Sessions, None, session_id)?;
             let session = load_session(c, &session_id)?;
-            let parent_id = match &node.parent_id {
-                Some(p) => Some(resolve_node_in(c, &session_id, p)?),
-                None => session.leaf_id.clone(),
+            let parent_id = match &parent {
+                Parent::Node(p) => Some(resolve_node_in(c, &session_id, p)?),
+                Parent::Leaf => session.leaf_id.clone(),
+                Parent::Root => None,
             };
             let first_kept_id = match &node.first_kept_id {
                 None => None,

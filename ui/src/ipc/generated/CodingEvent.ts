@@ -6,7 +6,11 @@ import type { LlmError } from "./LlmError";
  * Events of the coding layer, sent to front ends beside the agent's events. Serialized flat
  * with a snake_case `"type"`, like [`AgentEvent`], so both share one stream.
  */
-export type CodingEvent = { "type": "node_appended", node_id: string, parent_id: string | null, session_id: string, } | { "type": "store_error", message: string, } | { "type": "snapshot_error", message: string, } | { "type": "approval_requested", approval_id: string, 
+export type CodingEvent = { "type": "node_appended", node_id: string, parent_id: string | null, session_id: string, } | { "type": "store_error", message: string, } | { "type": "session_written_elsewhere", session_id: string, 
+/**
+ * The session's leaf as the other writer left it.
+ */
+other_leaf_id?: string | null, } | { "type": "stream_notice", message: string, skipped: number, } | { "type": "snapshot_error", message: string, } | { "type": "approval_requested", approval_id: string, 
 /**
  * `create_tool` or `edit_tool`.
  */

@@ -1,11 +1,19 @@
 //! Cloning on [`ArborApp`]: the workspaces folder and the GitHub token come from the settings and
 //! the keychain; the clone is recorded as a project with its origin URL.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use super::{AppError, ArborApp, ProjectInfo};
-use crate::clone::{clean_stale_clones, clone_repository, CloneProgress, CloneRequest, HostToken};
+use crate::clone::{
+    clean_stale_clones, clean_stale_clones_in, clone_repository, has_temporary_clones,
+    CloneProgress, CloneRequest, HostToken,
+};
+
+/// The data folder's list of folders outside the workspaces folder where clones were started
+/// (one path per line): a clone killed there leaves a temporary folder that the next start
+/// removes.
+const CLONE_FOLDERS_FILE: &str = "clone-folders.txt";
 
 /// The host a GitHub token is for unless the settings name another.
 pub const GITHUB_HOST: &str = "github.com";
@@ -43,6 +51,11 @@ impl ArborApp {
     ) -> Result<ProjectInfo, AppError> {
         let workspaces = self.workspaces_dir();
         clean_stale_clones(&workspaces);
+        let destination = self.clone_destination(request)?;
+        if let Some(parent) = destination.parent().filter(|p| !p.starts_with(&workspaces)) {
+            clean_stale_clones_in(parent);
+            remember_clone_folder(&self.data_dir, parent);
+        }
         let token = self.clone_token();
         let cloned = clone_repository(request, &workspaces, token.as_ref(), cancel, report)?;
         let folder = super::check_folder(&cloned.path.display().to_string())?;
@@ -56,4 +69,62 @@ impl ArborApp {
             is_git_repo: folder.is_git_repo,
         })
     }
+}
+
+/// Adds `folder` to the data folder's list of clone folders (best effort: a list that cannot be
+/// written only means a killed clone's leftovers there wait for the next clone into it).
+fn remember_clone_folder(data_dir: &Path, folder: &Path) {
+    let list = data_dir.join(CLONE_FOLDERS_FILE);
+    let mut folders = read_clone_folders(&list);
+    let folder = std::path::absolute(folder).unwrap_or_else(|_| folder.to_owned());
+    if !folders.contains(&folder) {
+        folders.push(folder);
+        let text: String = folders
+            .iter()
+            .map(|f| format!("{}\n", f.display()))
+            .collect();
+        let _ = crate::export::write_atomically(&list, &text);
+    }
+}
+
+fn read_clone_folders(list: &Path) -> Vec<PathBuf> {
+    std::fs::read_to_string(list)
+        .map(|text| {
+            text.lines()
+                .filter(|l| !l.is_empty())
+                .map(PathBuf::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// At the start of any front end: removes what killed clones left behind (see
+/// [`clean_clone_leftovers`]), with the workspaces folder the settings name.
+pub fn clean_clone_leftovers_at_start(data_dir: &Path) {
+    let workspaces = super::Settings::load(data_dir)
+        .ok()
+        .and_then(|settings| settings.workspaces_dir)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| data_dir.join("workspaces"));
+    clean_clone_leftovers(data_dir, &workspaces);
+}
+
+/// At start: removes what killed clones left in the workspaces folder and in every folder a
+/// clone was started in; folders with nothing left are dropped from the list.
+pub(super) fn clean_clone_leftovers(data_dir: &Path, workspaces: &Path) {
+    clean_stale_clones(workspaces);
+    let list = data_dir.join(CLONE_FOLDERS_FILE);
+    let folders = read_clone_folders(&list);
+    if folders.is_empty() {
+        return;
+    }
+    let kept: Vec<PathBuf> = folders
+        .into_iter()
+        .filter(|folder| {
+            clean_stale_clones_in(folder);
+            has_temporary_clones(folder)
+        })
+        .collect();
+    let text: String = kept.iter().map(|f| format!("{}\n", f.display())).collect();
+    let _ = crate::export::write_atomically(&list, &text);
 }

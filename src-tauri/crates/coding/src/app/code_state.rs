@@ -54,6 +54,9 @@ pub fn code_tracker(data_dir: &Path, project: &Project) -> Arc<CodeTracker> {
         Path::new(&project.root),
         SnapshotOptions {
             extra_ignores,
+            // Arbor's own data (arbor.db, its WAL, every shadow repository) may lie inside the
+            // project (`arbor` run in `$HOME`): never recorded, restored or diffed.
+            protected_paths: vec![data_dir.to_owned()],
             ..SnapshotOptions::default()
         },
     )

@@ -19,6 +19,7 @@ use super::responses::{
 use super::AppError;
 use crate::compaction::navigate_with_summary;
 use crate::export::{export_session, ExportFormat, ExportScope};
+use crate::SessionRecorder;
 
 /// A run started in the background: its outcome, or why it could not run.
 pub type RunHandle = JoinHandle<Result<RunOutcome, arbor_agent::AgentError>>;
@@ -30,15 +31,32 @@ impl LiveSession {
         message: String,
         images: Vec<ImageContent>,
     ) -> Result<RunHandle, AppError> {
-        if self.agent.is_streaming() {
-            return Err(AppError::Busy);
-        }
-        // A tool of the model's whose files changed since the last run is not offered.
-        self.refresh_tools();
+        self.prepare_run()?;
         let agent = self.agent.clone();
         Ok(tokio::spawn(
             async move { agent.prompt(message, images).await },
         ))
+    }
+
+    /// What must happen before any run, whichever front end starts it: refused while one is
+    /// active; after a failed store write the conversation in memory goes back to what is
+    /// stored; a tool of the model's whose files changed since the last run is not offered.
+    pub fn prepare_run(&self) -> Result<(), AppError> {
+        if self.agent.is_streaming() {
+            return Err(AppError::Busy);
+        }
+        if let Some(recorder) = &self.recorder {
+            recorder.recover(&self.agent)?;
+        }
+        self.refresh_tools();
+        Ok(())
+    }
+
+    /// Why the last run could not be stored, if a store write failed (the run was stopped).
+    pub fn store_failure(&self) -> Option<String> {
+        self.recorder
+            .as_ref()
+            .and_then(SessionRecorder::store_failed)
     }
 
     /// Delivered after the running tool call(s) finish.
@@ -191,8 +209,8 @@ impl LiveSession {
     /// Asks again from the last user message of the branch (a sibling answer); the run starts
     /// in the background.
     pub fn regenerate(&self) -> Result<(RegenerateInfo, RunHandle), AppError> {
+        self.prepare_run()?;
         let user_node_id = self.recorder()?.regenerate(&self.agent)?;
-        self.refresh_tools();
         let agent = self.agent.clone();
         let run = tokio::spawn(async move { agent.continue_run().await });
         Ok((RegenerateInfo { user_node_id }, run))
@@ -230,8 +248,8 @@ impl LiveSession {
             (NodeKind::Assistant, Some(parent)) => parent,
             _ => return Err(AppError::NotAnAnswer(node_id.to_owned())),
         };
+        self.prepare_run()?;
         recorder.go_to(&self.agent, &parent)?;
-        self.refresh_tools();
         let agent = self.agent.clone();
         Ok(tokio::spawn(async move { agent.continue_run().await }))
     }

@@ -10,13 +10,18 @@ pub const DATA_DIR_ENV: &str = "ARBOR_DATA_DIR";
 
 /// `explicit` (the CLI's `--data-dir`), else `$ARBOR_DATA_DIR`, else the OS data folder
 /// (`~/.local/share/arbor` on Linux, `~/Library/Application Support/arbor` on macOS,
-/// `%APPDATA%\arbor` on Windows).
+/// `%APPDATA%\arbor` on Windows). A relative folder is made absolute against the current
+/// directory now, as every CLI does: call this before changing directory (`arbor -C`), so
+/// `--data-dir` never silently lands inside the project.
 pub fn resolve_data_dir(explicit: Option<&Path>) -> Result<PathBuf, AppError> {
-    if let Some(dir) = explicit {
-        return Ok(dir.to_owned());
-    }
-    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|dir| !dir.is_empty()) {
-        return Ok(PathBuf::from(dir));
+    let given = explicit.map(Path::to_owned).or_else(|| {
+        std::env::var_os(DATA_DIR_ENV)
+            .filter(|dir| !dir.is_empty())
+            .map(PathBuf::from)
+    });
+    if let Some(dir) = given {
+        // `absolute` fails only for an empty path, which is filtered out above.
+        return Ok(std::path::absolute(&dir).unwrap_or(dir));
     }
     dirs::data_dir()
         .map(|dir| dir.join("arbor"))

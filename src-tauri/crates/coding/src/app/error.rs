@@ -101,6 +101,7 @@ impl AppError {
             AppError::Toolbox(error) => error.code(),
             AppError::Sessions(SessionsError::NoCodeState(_)) => "no_code_state",
             AppError::Sessions(SessionsError::NoCodeTracking) => "no_code_tracking",
+            AppError::Sessions(SessionsError::StoreFailed(_)) => "store_failed",
             AppError::Compaction(CompactionError::Busy) => "busy",
             AppError::Compaction(CompactionError::Aborted) => "aborted",
             AppError::Compaction(CompactionError::NothingToCompact { .. }) => "nothing_to_compact",

@@ -221,10 +221,15 @@ impl LiveSession {
         }
         let recorder = self.recorder.clone();
         let stream = sink.clone();
+        let agent = self.agent.clone();
         self.subscription = Some(self.agent.subscribe(move |event| {
             stream(&SessionEvent::Agent(event.clone()));
             if let (AgentEvent::MessageEnd { message }, Some(recorder)) = (event, &recorder) {
-                recorder.record_reported(message);
+                // A conversation that cannot be stored must not go on as if it were: the run
+                // stops here (a tool must not change files for a call that is not recorded).
+                if !recorder.record_reported(message) {
+                    agent.abort();
+                }
             }
         }));
         let compactor = Arc::new(Compactor::new(

@@ -158,7 +158,7 @@ impl ArborApp {
             settings: Mutex::new(settings),
         };
         // What a clone that crashed left behind goes at the next start.
-        crate::clone::clean_stale_clones(&app.workspaces_dir());
+        cloning::clean_clone_leftovers(&app.data_dir, &app.workspaces_dir());
         Ok(app)
     }
 

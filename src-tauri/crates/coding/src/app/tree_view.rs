@@ -136,7 +136,8 @@ impl LiveSession {
             .collect();
         Ok(SessionTreeView {
             session_id: Some(session_id),
-            leaf_id: tree.session.leaf_id,
+            // This window's own place (another process may have moved the stored leaf).
+            leaf_id: self.recorder()?.leaf(),
             nodes,
         })
     }

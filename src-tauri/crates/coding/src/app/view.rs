@@ -137,7 +137,10 @@ impl LiveSession {
                 state,
             });
         };
-        let page = recorder.with_store(|store| branch_page(store, &session.id, None, VIEW_TAIL))?;
+        let leaf = recorder.leaf();
+        let page = recorder.with_store(|store| {
+            branch_page(store, &session.id, leaf.as_deref(), None, VIEW_TAIL)
+        })?;
         Ok(SessionView {
             session_id: Some(session.id),
             title: Some(session.title),
@@ -152,7 +155,10 @@ impl LiveSession {
     pub fn earlier_entries(&self, before: &str, count: usize) -> Result<BranchPage, AppError> {
         let recorder = self.recorder()?;
         let session_id = recorder.session_id().ok_or(AppError::NothingToExport)?;
-        recorder.with_store(|store| branch_page(store, &session_id, Some(before), count))
+        let leaf = recorder.leaf();
+        recorder.with_store(|store| {
+            branch_page(store, &session_id, leaf.as_deref(), Some(before), count)
+        })
     }
 
     /// Moves to the most recent leaf under `node_id` (a sibling a switcher chose) and loads
@@ -166,17 +172,18 @@ impl LiveSession {
     }
 }
 
-/// Up to `count` entries of the current branch ending just before `before` (`None`: at the
-/// leaf). The start moves back over tool results, so each comes with the call it answers. The
+/// Up to `count` entries of the branch ending at `leaf` (the live session's own place), just
+/// before `before` (`None`: at the leaf). The start moves back over tool results, so each comes with the call it answers. The
 /// branch is walked on the session's outline; only the page's nodes are read whole.
 fn branch_page(
     store: &Store,
     session_id: &str,
+    leaf: Option<&str>,
     before: Option<&str>,
     count: usize,
 ) -> Result<BranchPage, AppError> {
-    let (session, outline) = store.session_outline(session_id)?;
-    let Some(leaf) = session.leaf_id.as_deref() else {
+    let (_, outline) = store.session_outline(session_id)?;
+    let Some(leaf) = leaf else {
         return Ok(BranchPage {
             entries: Vec::new(),
             earlier: 0,

@@ -241,25 +241,39 @@ fn same_url(a: &str, b: &str) -> bool {
 /// Removes temporary clone folders under `root` (and one level below: `<owner>/`) whose process
 /// is gone — what a crash mid-clone leaves behind. Returns how many were removed.
 pub fn clean_stale_clones(root: &Path) -> usize {
-    let mut removed = 0;
     let Ok(owners) = std::fs::read_dir(root) else {
         return 0;
     };
     let mut folders = vec![root.to_owned()];
     folders.extend(owners.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
-    for folder in folders {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let is_temp = entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX);
-            if is_temp && !owner_alive(&path) && std::fs::remove_dir_all(&path).is_ok() {
-                removed += 1;
-            }
-        }
-    }
-    removed
+    folders
+        .iter()
+        .map(|folder| clean_stale_clones_in(folder))
+        .sum()
+}
+
+/// Removes the temporary clone folders directly inside `folder` whose process is gone (a
+/// clone into a folder of the user's choosing makes its temporary folder there). Returns how
+/// many were removed.
+pub fn clean_stale_clones_in(folder: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX))
+        .map(|entry| entry.path())
+        .filter(|path| !owner_alive(path) && std::fs::remove_dir_all(path).is_ok())
+        .count()
+}
+
+/// Whether `folder` holds a temporary clone folder (of any process).
+pub fn has_temporary_clones(folder: &Path) -> bool {
+    std::fs::read_dir(folder).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|entry| entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX))
+    })
 }
 
 /// Whether the process named in a temporary clone folder still runs.

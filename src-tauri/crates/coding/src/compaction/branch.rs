@@ -28,7 +28,7 @@ pub async fn navigate_with_summary(
     if agent.is_streaming() {
         return Err(CompactionError::Busy);
     }
-    let old_leaf = recorder.session()?.and_then(|s| s.leaf_id);
+    let old_leaf = recorder.leaf();
     let mut navigation = recorder.navigate(agent, target)?;
     let (Some(old_leaf), true) = (old_leaf, summarize) else {
         return Ok(navigation);
@@ -54,7 +54,7 @@ pub async fn summarize_left_branch(
     if agent.is_streaming() {
         return Err(CompactionError::Busy);
     }
-    let current_leaf = recorder.session()?.and_then(|s| s.leaf_id);
+    let current_leaf = recorder.leaf();
     let session_id = recorder.session_id().ok_or(CompactionError::NoSession)?;
     let (old_path, new_path) = recorder
         .with_store(|store| {

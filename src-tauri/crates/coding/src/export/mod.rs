@@ -201,10 +201,64 @@ pub(crate) struct Loaded {
     pub session: Session,
     pub project_root: String,
     pub nodes: Vec<(Node, Option<String>)>,
+    /// Nodes that could not be read from a damaged database and are left out.
+    pub unreadable: Vec<String>,
 }
 
 impl Loaded {
+    /// The session's nodes; when the database is damaged, every node that can still be read
+    /// (one by one, over the outline index), the others listed in `unreadable`.
     fn load(store: &Store, session_id: &str, scope: ExportScope) -> Result<Loaded, StoreError> {
+        match Self::load_whole(store, session_id, scope) {
+            Err(error) if error.is_damage() => Self::load_readable(store, session_id, scope),
+            other => other,
+        }
+    }
+
+    fn load_readable(
+        store: &Store,
+        session_id: &str,
+        scope: ExportScope,
+    ) -> Result<Loaded, StoreError> {
+        let (session, outline) = store.session_outline(session_id)?;
+        let project_root = store.get_project(&session.project_id)?.root;
+        let wanted: Vec<&arbor_store::OutlineNode> = match scope {
+            ExportScope::WholeTree => outline.iter().collect(),
+            ExportScope::CurrentBranch => {
+                let by_id: std::collections::HashMap<&str, &arbor_store::OutlineNode> =
+                    outline.iter().map(|n| (n.id.as_str(), n)).collect();
+                let mut path = Vec::new();
+                let mut at = session.leaf_id.as_deref();
+                while let Some(node) = at.and_then(|id| by_id.get(id)) {
+                    path.push(*node);
+                    at = node.parent_id.as_deref();
+                }
+                path.reverse();
+                path
+            }
+        };
+        let mut nodes = Vec::new();
+        let mut unreadable = Vec::new();
+        for entry in wanted {
+            match store.get_node(&entry.id) {
+                Ok(node) => nodes.push((node, entry.label.clone())),
+                Err(error) if error.is_damage() => unreadable.push(entry.id.clone()),
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(Loaded {
+            session,
+            project_root,
+            nodes,
+            unreadable,
+        })
+    }
+
+    fn load_whole(
+        store: &Store,
+        session_id: &str,
+        scope: ExportScope,
+    ) -> Result<Loaded, StoreError> {
         let tree = store.session_tree(session_id)?;
         let session = tree.session;
         let project_root = store.get_project(&session.project_id)?.root;
@@ -236,6 +290,7 @@ impl Loaded {
             session,
             project_root,
             nodes,
+            unreadable: Vec::new(),
         })
     }
 }
@@ -268,6 +323,7 @@ pub fn export_branch(
                 (n, label)
             })
             .collect(),
+        unreadable: Vec::new(),
     };
     match format {
         ExportFormat::Jsonl => jsonl::write(&loaded),
@@ -283,12 +339,34 @@ pub fn export_session(
     scope: ExportScope,
     format: ExportFormat,
 ) -> Result<String, StoreError> {
+    export_session_readable(store, session_id, scope, format).map(|export| export.text)
+}
+
+/// An export, and the nodes a damaged database could not give (left out).
+#[derive(Debug, Clone)]
+pub struct SessionExport {
+    pub text: String,
+    pub unreadable: Vec<String>,
+}
+
+/// [`export_session`] that goes on past damaged pages: what can be read is exported, and the
+/// ids of the nodes that could not be are handed back for a note.
+pub fn export_session_readable(
+    store: &Store,
+    session_id: &str,
+    scope: ExportScope,
+    format: ExportFormat,
+) -> Result<SessionExport, StoreError> {
     let loaded = Loaded::load(store, session_id, scope)?;
-    match format {
-        ExportFormat::Jsonl => jsonl::write(&loaded),
-        ExportFormat::Markdown => Ok(markdown::write(&loaded, scope)),
-        ExportFormat::Html => Ok(html::write(&loaded)),
-    }
+    let text = match format {
+        ExportFormat::Jsonl => jsonl::write(&loaded)?,
+        ExportFormat::Markdown => markdown::write(&loaded, scope),
+        ExportFormat::Html => html::write(&loaded),
+    };
+    Ok(SessionExport {
+        text,
+        unreadable: loaded.unreadable,
+    })
 }
 
 #[cfg(test)]

@@ -124,12 +124,13 @@ impl SessionRecorder {
         }))
     }
 
-    /// The code state at the current session's leaf, if any node on its path recorded one.
+    /// The code state at this live session's own leaf, if any node on its path recorded one.
     fn state_at_leaf(&self) -> Result<Option<SnapshotId>, SessionsError> {
-        match self.session_id() {
-            Some(session_id) => self.state_at_leaf_of(&session_id),
-            None => Ok(None),
-        }
+        let inner = self.lock();
+        let Some(leaf) = &inner.leaf else {
+            return Ok(None);
+        };
+        Ok(inner.store.code_at(leaf)?.map(|at| SnapshotId(at.snapshot)))
     }
 
     /// The code state at `session_id`'s leaf: the last state that session stored.

@@ -10,9 +10,9 @@ impl SessionRecorder {
     /// the first message.
     pub fn context_nodes(&self) -> Result<Vec<Node>, SessionsError> {
         let inner = self.lock();
-        match &inner.session_id {
-            None => Ok(Vec::new()),
-            Some(id) => Ok(inner.store.context(id)?),
+        match (&inner.session_id, &inner.leaf) {
+            (Some(id), Some(leaf)) => Ok(inner.store.context_at(id, leaf)?),
+            _ => Ok(Vec::new()),
         }
     }
 
@@ -44,9 +44,8 @@ impl SessionRecorder {
         let Some(session_id) = self.session_id() else {
             return Ok(false);
         };
-        let inner = self.lock();
-        let session = inner.store.get_session(&session_id)?;
-        let Some(leaf) = session.leaf_id else {
+        let mut inner = self.lock();
+        let Some(leaf) = inner.leaf.clone() else {
             return Ok(false);
         };
         let path = inner.store.path_to(&session_id, &leaf)?;
@@ -64,6 +63,7 @@ impl SessionRecorder {
         inner
             .store
             .set_leaf(&session_id, answer.parent_id.as_deref())?;
+        inner.leaf = answer.parent_id.clone();
         Ok(true)
     }
 
@@ -77,9 +77,10 @@ impl SessionRecorder {
         }
         let session_id = self.current_session_id()?;
         let id = {
-            let inner = self.lock();
+            let mut inner = self.lock();
             let id = inner.store.resolve_node_id(&session_id, node)?;
             inner.store.set_leaf(&session_id, Some(&id))?;
+            inner.leaf = Some(id.clone());
             id
         };
         self.load_into(agent)?;

@@ -38,6 +38,11 @@ pub enum SessionsError {
     NoCodeState(String),
     #[error("code state is not recorded for this session (it is not stored)")]
     NoCodeTracking,
+    #[error(
+        "nothing more of this run is stored after an earlier write failed ({0}): free the \
+         disk or fix the data folder, then send the prompt again"
+    )]
+    StoreFailed(String),
 }
 
 /// Where [`SessionRecorder::navigate`] left the session.
@@ -55,6 +60,15 @@ pub(super) struct Inner {
     pub(super) project: Project,
     /// `None` until the first node of a new session is stored (no empty sessions are left).
     pub(super) session_id: Option<String>,
+    /// The node this live session last wrote or moved to (`None`: before the first node). New
+    /// nodes go under it, not under the session's stored leaf, which another process writing
+    /// the same session may have moved.
+    pub(super) leaf: Option<String>,
+    /// The stored leaf another writer left that was last reported (reported once each).
+    elsewhere_reported: Option<String>,
+    /// A store write of this run failed: nothing more is stored (a node would go under the
+    /// wrong parent) until the conversation is reloaded from the store.
+    pub(super) failed: Option<String>,
     /// The model (`provider/id`) and thinking level the session runs with now.
     model: Option<String>,
     thinking_level: Option<String>,
@@ -80,6 +94,25 @@ impl std::fmt::Debug for SessionRecorder {
     }
 }
 
+impl Inner {
+    /// The event to send when another process moved `session_id`'s stored leaf away from this
+    /// live session's own place since it last wrote there (once per place the other left).
+    fn written_elsewhere(
+        &mut self,
+        session_id: &str,
+    ) -> Result<Option<CodingEvent>, SessionsError> {
+        let stored = self.store.get_session(session_id)?.leaf_id;
+        if stored == self.leaf || stored == self.elsewhere_reported || self.leaf.is_none() {
+            return Ok(None);
+        }
+        self.elsewhere_reported = stored.clone();
+        Ok(Some(CodingEvent::SessionWrittenElsewhere {
+            session_id: session_id.to_owned(),
+            other_leaf_id: stored,
+        }))
+    }
+}
+
 impl SessionRecorder {
     /// A recorder for the project at `cwd` (found or created; marked opened), with no session
     /// yet: the first stored message creates one.
@@ -90,6 +123,9 @@ impl SessionRecorder {
                 store,
                 project,
                 session_id: None,
+                leaf: None,
+                elsewhere_reported: None,
+                failed: None,
                 model: None,
                 thinking_level: None,
                 sink: None,
@@ -155,13 +191,41 @@ impl SessionRecorder {
     }
 
     /// [`SessionRecorder::record`], reporting the outcome to the sink: `node_appended`, or
-    /// `store_error` (the conversation goes on in memory).
-    pub fn record_reported(&self, message: &AgentMessage) {
-        if let Err(error) = self.record(message) {
-            self.emit(&CodingEvent::StoreError {
-                message: error.to_string(),
-            });
+    /// `store_error`. A failed write returns `false`: the caller must stop the run (nothing
+    /// after it is stored), and the recorder refuses further writes until
+    /// [`SessionRecorder::recover`].
+    pub fn record_reported(&self, message: &AgentMessage) -> bool {
+        match self.record(message) {
+            Ok(_) => true,
+            Err(SessionsError::StoreFailed(_)) => false,
+            Err(error) => {
+                let message = error.to_string();
+                self.lock().failed = Some(message.clone());
+                self.emit(&CodingEvent::StoreError { message });
+                false
+            }
         }
+    }
+
+    /// Whether a store write failed since the last [`SessionRecorder::recover`].
+    pub fn store_failed(&self) -> Option<String> {
+        self.lock().failed.clone()
+    }
+
+    /// After a failed write: puts `agent`'s conversation back to what is stored (the unsaved
+    /// messages are dropped from memory; the front end still shows them and can send the
+    /// prompt again), and allows writes again. Does nothing when no write failed.
+    pub fn recover(&self, agent: &Agent) -> Result<(), SessionsError> {
+        if self.lock().failed.is_none() {
+            return Ok(());
+        }
+        self.load_into(agent)?;
+        Ok(())
+    }
+
+    /// The node this live session last wrote or moved to.
+    pub fn leaf(&self) -> Option<String> {
+        self.lock().leaf.clone()
     }
 
     /// Undoes [`SessionRecorder::attach`]: unsubscribes and drops the sink.
@@ -201,20 +265,35 @@ impl SessionRecorder {
     }
 
     pub(super) fn append(&self, node: NewNode) -> Result<Node, SessionsError> {
-        let mut inner = self.lock();
-        let session_id = match &inner.session_id {
-            Some(id) => id.clone(),
-            None => {
-                let session = inner.store.create_session(
-                    &inner.project.id,
-                    inner.model.as_deref(),
-                    inner.thinking_level.as_deref(),
-                )?;
-                inner.session_id = Some(session.id.clone());
-                session.id
+        let (node, elsewhere) = {
+            let mut inner = self.lock();
+            if let Some(reason) = &inner.failed {
+                return Err(SessionsError::StoreFailed(reason.clone()));
             }
+            let session_id = match &inner.session_id {
+                Some(id) => id.clone(),
+                None => {
+                    let session = inner.store.create_session(
+                        &inner.project.id,
+                        inner.model.as_deref(),
+                        inner.thinking_level.as_deref(),
+                    )?;
+                    inner.session_id = Some(session.id.clone());
+                    session.id
+                }
+            };
+            let elsewhere = inner.written_elsewhere(&session_id)?;
+            let parent = node.parent_id.clone().or_else(|| inner.leaf.clone());
+            let node = inner
+                .store
+                .append_under(&session_id, parent.as_deref(), node)?;
+            inner.leaf = Some(node.id.clone());
+            (node, elsewhere)
         };
-        Ok(inner.store.append(&session_id, node)?)
+        if let Some(event) = elsewhere {
+            self.emit(&event);
+        }
+        Ok(node)
     }
 
     /// Records a model change (`provider/id`): a `model_change` node when a session exists and
@@ -229,8 +308,11 @@ impl SessionRecorder {
     }
 
     fn record_setting(&self, kind: NodeKind, value: &str) -> Result<Option<Node>, SessionsError> {
-        let node = {
+        let (node, elsewhere) = {
             let mut inner = self.lock();
+            if let Some(reason) = &inner.failed {
+                return Err(SessionsError::StoreFailed(reason.clone()));
+            }
             let (model, thinking) = match kind {
                 NodeKind::ModelChange => (Some(value.to_owned()), inner.thinking_level.clone()),
                 _ => (inner.model.clone(), Some(value.to_owned())),
@@ -255,10 +337,18 @@ impl SessionRecorder {
                 NodeKind::ModelChange => json!({ "model": value }),
                 _ => json!({ "thinking_level": value }),
             };
-            inner
-                .store
-                .append(&session_id, NewNode::new(kind, content, value))?
+            let elsewhere = inner.written_elsewhere(&session_id)?;
+            let node = inner.store.append_under(
+                &session_id,
+                inner.leaf.as_deref(),
+                NewNode::new(kind, content, value),
+            )?;
+            inner.leaf = Some(node.id.clone());
+            (node, elsewhere)
         };
+        if let Some(event) = elsewhere {
+            self.emit(&event);
+        }
         self.emit_appended(&node);
         Ok(Some(node))
     }
@@ -267,7 +357,11 @@ impl SessionRecorder {
     /// the session.
     pub fn new_session(&self, agent: &Agent) -> Result<(), SessionsError> {
         agent.clear_messages().map_err(|_| SessionsError::Busy)?;
-        self.lock().session_id = None;
+        let mut inner = self.lock();
+        inner.session_id = None;
+        inner.leaf = None;
+        inner.elsewhere_reported = None;
+        inner.failed = None;
         Ok(())
     }
 
@@ -281,7 +375,7 @@ impl SessionRecorder {
             return Err(SessionsError::Busy);
         }
         let session = self.lock().store.get_session(id_or_prefix)?;
-        self.lock().session_id = Some(session.id.clone());
+        self.set_position(&session.id, session.leaf_id.clone());
         self.load_into(agent)?;
         Ok(session)
     }
@@ -305,7 +399,7 @@ impl SessionRecorder {
         let Some(id) = &inner.session_id else {
             return Ok(Vec::new());
         };
-        let nodes = inner.store.context_json(id)?;
+        let nodes = inner.store.context_json_at(id, inner.leaf.as_deref())?;
         Ok(context_json_messages(&nodes)?)
     }
 
@@ -316,7 +410,17 @@ impl SessionRecorder {
         agent
             .replace_messages(messages)
             .map_err(|_| SessionsError::Busy)?;
+        // Memory equals the store again: writing may go on.
+        self.lock().failed = None;
         Ok(count)
+    }
+
+    /// Makes `session_id` current with this live session at `leaf`.
+    pub(super) fn set_position(&self, session_id: &str, leaf: Option<String>) {
+        let mut inner = self.lock();
+        inner.session_id = Some(session_id.to_owned());
+        inner.leaf = leaf;
+        inner.elsewhere_reported = None;
     }
 
     pub(super) fn current_session_id(&self) -> Result<String, SessionsError> {
@@ -333,19 +437,21 @@ impl SessionRecorder {
         }
         let session_id = self.current_session_id()?;
         let navigation = {
-            let inner = self.lock();
+            let mut inner = self.lock();
             let id = inner.store.resolve_node_id(&session_id, node)?;
             let node = inner.store.get_node(&id)?;
             if node.kind == NodeKind::User {
                 inner
                     .store
                     .set_leaf(&session_id, node.parent_id.as_deref())?;
+                inner.leaf = node.parent_id.clone();
                 Navigation {
                     leaf_id: node.parent_id.clone(),
                     editor_text: Some(node.text.clone()),
                 }
             } else {
                 inner.store.set_leaf(&session_id, Some(&node.id))?;
+                inner.leaf = Some(node.id.clone());
                 Navigation {
                     leaf_id: Some(node.id),
                     editor_text: None,
@@ -366,15 +472,20 @@ impl SessionRecorder {
         }
         let session_id = self.current_session_id()?;
         let user_id = {
-            let inner = self.lock();
-            let path = inner.store.context(&session_id)?;
+            let mut inner = self.lock();
+            let path = match inner.leaf.clone() {
+                Some(leaf) => inner.store.context_at(&session_id, &leaf)?,
+                None => Vec::new(),
+            };
             let last_user = path
                 .iter()
                 .rev()
                 .find(|n| n.kind == NodeKind::User)
                 .ok_or(SessionsError::NothingToRegenerate)?;
             inner.store.set_leaf(&session_id, Some(&last_user.id))?;
-            last_user.id.clone()
+            let id = last_user.id.clone();
+            inner.leaf = Some(id.clone());
+            id
         };
         self.load_into(agent)?;
         Ok(user_id)
@@ -387,8 +498,10 @@ impl SessionRecorder {
             return Err(SessionsError::Busy);
         }
         let session_id = self.current_session_id()?;
-        let session = self.lock().store.fork_session(&session_id, node)?;
-        self.lock().session_id = Some(session.id.clone());
+        let own_leaf = self.leaf();
+        let from = node.or(own_leaf.as_deref());
+        let session = self.lock().store.fork_session(&session_id, from)?;
+        self.set_position(&session.id, session.leaf_id.clone());
         self.load_into(agent)?;
         Ok(session)
     }

@@ -1,12 +1,17 @@
 //! Differences between two snapshots: the files changed with their line counts, and unified
 //! diffs.
 
-use git2::{Delta, Diff, DiffFindOptions, DiffFormat, DiffOptions, Patch};
+use git2::{Delta, Diff, DiffFindOptions, DiffOptions, Patch};
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{SnapshotError, SnapshotId, Snapshots};
+use super::{names, SnapshotError, SnapshotId, Snapshots};
+
+/// A diff side's path as snapshots key it (bytes kept, see [`names`]).
+fn delta_path(file: git2::DiffFile<'_>) -> String {
+    file.path_bytes().map(names::encode).unwrap_or_default()
+}
 
 /// How a file differs between two snapshots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -42,13 +47,12 @@ impl Snapshots {
         let diff = self.diff(from, to)?;
         let mut changes = Vec::new();
         for (index, delta) in diff.deltas().enumerate() {
-            let path = |file: git2::DiffFile<'_>| {
-                file.path()
-                    .map(|p| p.to_string_lossy().replace('\\', "/"))
-                    .unwrap_or_default()
-            };
-            let new_path = path(delta.new_file());
-            let old_path = path(delta.old_file());
+            let new_path = delta_path(delta.new_file());
+            let old_path = delta_path(delta.old_file());
+            // Arbor's own files, which an older snapshot may hold, are never shown.
+            if self.excludes(&new_path) || self.excludes(&old_path) {
+                continue;
+            }
             let status = match delta.status() {
                 Delta::Added | Delta::Copied => ChangeStatus::Added,
                 Delta::Deleted => ChangeStatus::Deleted,
@@ -90,16 +94,9 @@ impl Snapshots {
         from: Option<&SnapshotId>,
         to: &SnapshotId,
     ) -> Result<String, SnapshotError> {
-        let diff = self.diff(from, to)?;
-        let mut text = String::new();
-        diff.print(DiffFormat::Patch, |_, _, line| {
-            if matches!(line.origin(), '+' | '-' | ' ') {
-                text.push(line.origin());
-            }
-            text.push_str(&String::from_utf8_lossy(line.content()));
-            true
-        })?;
-        Ok(text)
+        let mut patches: Vec<(String, String)> = self.file_patches(from, to)?.into_iter().collect();
+        patches.sort();
+        Ok(patches.into_iter().map(|(_, patch)| patch).collect())
     }
 
     /// Each changed file's patch (git's format, header included), by the path
@@ -116,10 +113,10 @@ impl Snapshots {
                 Delta::Deleted => delta.old_file(),
                 _ => delta.new_file(),
             };
-            let path = file
-                .path()
-                .map(|p| p.to_string_lossy().replace('\\', "/"))
-                .unwrap_or_default();
+            let path = delta_path(file);
+            if self.excludes(&path) {
+                continue;
+            }
             if let Some(mut patch) = Patch::from_diff(&diff, index)? {
                 let text = String::from_utf8_lossy(&patch.to_buf()?).into_owned();
                 patches.insert(path, text);

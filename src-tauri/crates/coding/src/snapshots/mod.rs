@@ -26,6 +26,8 @@
 //! that may change files, and stores the snapshot id and the files changed with the node.
 
 mod diff;
+mod exclude;
+pub mod names;
 mod restore;
 mod scan;
 mod tracker;
@@ -36,9 +38,11 @@ use std::path::{Path, PathBuf};
 use git2::{Oid, Repository};
 
 pub use diff::{ChangeStatus, FileChange};
+pub use exclude::{is_temporary, TEMP_SUFFIX};
 pub use restore::{PlannedChange, RestoreOutcome, RestorePlan};
 pub use tracker::{CodeTracker, FileDiff, PATCH_MAX_BYTES};
 
+use exclude::Exclusions;
 use scan::{CachedFile, ScannedFile};
 
 /// Files larger than this are left out of snapshots unless [`SnapshotOptions`] says otherwise.
@@ -89,6 +93,9 @@ pub struct SnapshotOptions {
     pub max_files: usize,
     /// More bytes in all than this: no snapshot.
     pub max_total_bytes: u64,
+    /// Arbor's own folders (the data folder): never recorded, restored, deleted or diffed, even
+    /// when they lie inside the workspace (`arbor` run in `$HOME`).
+    pub protected_paths: Vec<PathBuf>,
 }
 
 impl Default for SnapshotOptions {
@@ -98,6 +105,7 @@ impl Default for SnapshotOptions {
             extra_ignores: Vec::new(),
             max_files: DEFAULT_MAX_FILES,
             max_total_bytes: DEFAULT_MAX_TOTAL_BYTES,
+            protected_paths: Vec::new(),
         }
     }
 }
@@ -137,7 +145,7 @@ pub enum SnapshotError {
     },
     #[error("no restore to undo: nothing was restored in this project yet")]
     NothingToUndo,
-    #[error("git: {0}")]
+    #[error("git: {}", git_message(.0))]
     Git(#[from] git2::Error),
 }
 
@@ -165,6 +173,22 @@ impl SnapshotError {
     }
 }
 
+/// libgit2 reports some failed writes (a full disk) with an empty message or "no error":
+/// say what that most likely means instead.
+fn git_message(error: &git2::Error) -> String {
+    let message = error.message().trim();
+    if message.is_empty() || message.eq_ignore_ascii_case("no error") {
+        format!(
+            "writing to the snapshot store failed without a reason from git ({:?}/{:?}): the \
+             disk may be full or the data folder read-only",
+            error.class(),
+            error.code()
+        )
+    } else {
+        message.to_owned()
+    }
+}
+
 /// The snapshots of one workspace, in its shadow repository.
 pub struct Snapshots {
     repo: Repository,
@@ -176,6 +200,10 @@ pub struct Snapshots {
     last: Option<Oid>,
     /// The folders' trees of the last snapshot: an unchanged folder is not written again.
     trees: scan::FolderTrees,
+    /// What is never recorded nor read back: Arbor's own folders, its temporary files.
+    exclusions: Exclusions,
+    /// Arbor's temporary files the last scan passed over (see [`Snapshots::remove_stale_temporaries`]).
+    temporaries: Vec<PathBuf>,
 }
 
 impl std::fmt::Debug for Snapshots {
@@ -216,6 +244,10 @@ impl Snapshots {
             std::fs::create_dir_all(shadow).map_err(|e| store_error(e.to_string()))?;
             Repository::init_bare(shadow).map_err(|e| store_error(e.message().to_owned()))?
         };
+        let mut protected = options.protected_paths.clone();
+        // The shadow repository itself, wherever it is.
+        protected.push(shadow.to_owned());
+        let exclusions = Exclusions::new(&workspace, &protected);
         Ok(Self {
             repo,
             workspace,
@@ -223,6 +255,8 @@ impl Snapshots {
             cache: HashMap::new(),
             last: None,
             trees: scan::FolderTrees::default(),
+            exclusions,
+            temporaries: Vec::new(),
         })
     }
 
@@ -235,7 +269,11 @@ impl Snapshots {
     /// modification time and mode are compared with the last scan), and an unchanged workspace
     /// answers the last id without writing anything.
     pub fn take(&mut self) -> Result<SnapshotId, SnapshotError> {
-        let scanned = scan::scan(&self.workspace, &self.options)?;
+        let scan::Scan {
+            files: scanned,
+            temporaries,
+        } = scan::scan(&self.workspace, &self.options, &self.exclusions)?;
+        self.temporaries = temporaries;
         let mut next = HashMap::with_capacity(scanned.len());
         let mut dirty = HashSet::new();
         for file in scanned {
@@ -265,13 +303,24 @@ impl Snapshots {
         Ok(SnapshotId(tree.to_string()))
     }
 
+    /// Deletes the temporary files of writes that were killed (older than any running write),
+    /// found by the last scan. Returns how many.
+    pub fn remove_stale_temporaries(&mut self) -> usize {
+        exclude::remove_stale(&std::mem::take(&mut self.temporaries))
+    }
+
+    /// Whether a workspace-relative path is left out of snapshots (Arbor's own files).
+    pub(crate) fn excludes(&self, path: &str) -> bool {
+        self.exclusions.excludes(path)
+    }
+
     /// Stores a file's content (a link's target) as a blob. A file read again whose content is
     /// still `known` (a racily clean one, or one only touched) is only hashed.
     fn write_blob(&self, file: &ScannedFile, known: Option<Oid>) -> Result<Oid, SnapshotError> {
-        let path = self.workspace.join(&file.path);
+        let path = self.workspace.join(names::to_path(&file.path));
         let bytes = if file.symlink {
             let target = std::fs::read_link(&path).map_err(|e| SnapshotError::io(&path, e))?;
-            target.to_string_lossy().into_owned().into_bytes()
+            link_target_bytes(&target)
         } else {
             std::fs::read(&path).map_err(|e| SnapshotError::io(&path, e))?
         };
@@ -283,20 +332,61 @@ impl Snapshots {
         Ok(self.repo.blob(&bytes)?)
     }
 
-    /// The files of a snapshot: path → (blob id, git file mode).
+    /// The files of a snapshot: path → (blob id, git file mode). Arbor's own files are left
+    /// out even when an older snapshot recorded them.
     fn files(&self, id: &SnapshotId) -> Result<HashMap<String, (Oid, i32)>, SnapshotError> {
         let tree = self
             .repo
             .find_tree(id.oid()?)
             .map_err(|_| SnapshotError::UnknownSnapshot(id.0.clone()))?;
         let mut files = HashMap::new();
-        tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
-            if entry.kind() == Some(git2::ObjectType::Blob) {
-                let name = entry.name().unwrap_or_default();
-                files.insert(format!("{dir}{name}"), (entry.id(), entry.filemode()));
-            }
-            git2::TreeWalkResult::Ok
-        })?;
+        self.collect_files(&tree, &mut Vec::new(), &mut files)?;
         Ok(files)
     }
+}
+
+impl Snapshots {
+    /// Adds the blobs under `tree` (at `prefix`, bytes) to `files`. Walked by hand: git2's
+    /// `Tree::walk` gives folder names as `&str` and stops at one that is not UTF-8.
+    fn collect_files(
+        &self,
+        tree: &git2::Tree<'_>,
+        prefix: &mut Vec<u8>,
+        files: &mut HashMap<String, (Oid, i32)>,
+    ) -> Result<(), SnapshotError> {
+        for entry in tree.iter() {
+            let start = prefix.len();
+            prefix.extend_from_slice(entry.name_bytes());
+            match entry.kind() {
+                Some(git2::ObjectType::Blob) => {
+                    let path = names::encode(prefix);
+                    if !self.exclusions.excludes(&path) {
+                        files.insert(path, (entry.id(), entry.filemode()));
+                    }
+                }
+                Some(git2::ObjectType::Tree) => {
+                    if !self.exclusions.excludes(&names::encode(prefix)) {
+                        let sub = self.repo.find_tree(entry.id())?;
+                        prefix.push(b'/');
+                        self.collect_files(&sub, prefix, files)?;
+                    }
+                }
+                _ => {}
+            }
+            prefix.truncate(start);
+        }
+        Ok(())
+    }
+}
+
+/// A link's target as the bytes git records.
+#[cfg(unix)]
+fn link_target_bytes(target: &Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    target.as_os_str().as_bytes().to_vec()
+}
+
+#[cfg(not(unix))]
+fn link_target_bytes(target: &Path) -> Vec<u8> {
+    target.to_string_lossy().into_owned().into_bytes()
 }

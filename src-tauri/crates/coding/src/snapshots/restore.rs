@@ -9,7 +9,7 @@ use std::path::Path;
 use git2::{FileMode, Oid};
 use serde::Serialize;
 
-use super::{SnapshotError, SnapshotId, Snapshots};
+use super::{names, SnapshotError, SnapshotId, Snapshots};
 
 /// What a restore does to one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -118,7 +118,7 @@ impl Snapshots {
             plan.changes.iter().partition(|c| !c.write);
         // Deletions first: a folder may have to give way to a file of the same name.
         for change in &deletes {
-            let path = self.workspace.join(&change.path);
+            let path = self.workspace.join(names::to_path(&change.path));
             remove_file(&path)?;
             remove_empty_parents(&self.workspace, &path);
         }
@@ -139,7 +139,7 @@ impl Snapshots {
     /// Writes blob `oid` at `path` with `mode`: through a temporary file renamed into place, so
     /// a crash never leaves a half-written file.
     fn write_file(&self, relative: &str, oid: Oid, mode: i32) -> Result<(), SnapshotError> {
-        let path = self.workspace.join(relative);
+        let path = self.workspace.join(names::to_path(relative));
         let blob = self.repo.find_blob(oid)?;
         let parent = path.parent().unwrap_or(&self.workspace);
         std::fs::create_dir_all(parent).map_err(|e| SnapshotError::io(parent, e))?;

@@ -1,14 +1,15 @@
 //! What a snapshot holds, and the stat cache that keeps checking an unchanged workspace cheap.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use git2::{FileMode, Oid, Repository};
 use ignore::overrides::OverrideBuilder;
 use ignore::WalkBuilder;
 
-use super::{SnapshotError, SnapshotOptions};
+use super::exclude::{is_temporary, Exclusions};
+use super::{names, SnapshotError, SnapshotOptions};
 
 /// A file found by a scan: its path relative to the workspace (`/`-separated) and its stat.
 #[derive(Debug, Clone)]
@@ -56,13 +57,24 @@ impl CachedFile {
 /// How recent a modification must be, at scan time, for the file to be read again next time.
 const RACY_WINDOW: Duration = Duration::from_secs(2);
 
+/// What a scan found: the files to record, and Arbor's temporary files it passed over (a killed
+/// write's leftovers, removed when stale).
+#[derive(Debug, Default)]
+pub(super) struct Scan {
+    pub files: Vec<ScannedFile>,
+    pub temporaries: Vec<PathBuf>,
+}
+
 /// Every file of `workspace` a snapshot records: not ignored (`.gitignore` files, the
-/// repository's `info/exclude`, `options.extra_ignores`), not inside a `.git`, not larger than
-/// `options.max_file_bytes`. Symbolic links are recorded as links, never followed.
+/// repository's `info/exclude`, `options.extra_ignores`), not inside a `.git`, not one of
+/// Arbor's own paths or temporary files (`exclusions`), not larger than
+/// `options.max_file_bytes`. Symbolic links are recorded as links, never followed. Names that
+/// are not UTF-8 are recorded too (see [`names`]).
 pub(super) fn scan(
     workspace: &Path,
     options: &SnapshotOptions,
-) -> Result<Vec<ScannedFile>, SnapshotError> {
+    exclusions: &Exclusions,
+) -> Result<Scan, SnapshotError> {
     let started = SystemTime::now();
     let mut overrides = OverrideBuilder::new(workspace);
     for pattern in &options.extra_ignores {
@@ -83,7 +95,24 @@ pub(super) fn scan(
         .require_git(false)
         .follow_links(false)
         .overrides(overrides)
-        .filter_entry(|entry| entry.file_name() != ".git")
+        .filter_entry({
+            let workspace = workspace.to_owned();
+            let exclusions = exclusions.clone();
+            move |entry| {
+                if entry.file_name() == ".git" {
+                    return false;
+                }
+                // Arbor's own folders are never walked into (a data folder inside the project).
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                !is_dir
+                    || entry
+                        .path()
+                        .strip_prefix(&workspace)
+                        .ok()
+                        .and_then(relative_path)
+                        .is_none_or(|path| path.is_empty() || !exclusions.excludes(&path))
+            }
+        })
         .build();
     let racy_from = started
         .checked_sub(RACY_WINDOW)
@@ -91,6 +120,7 @@ pub(super) fn scan(
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     let mut files = Vec::new();
+    let mut temporaries = Vec::new();
     let mut total_bytes = 0u64;
     for entry in walker {
         // A folder that cannot be read, or a file gone between listing and reading (a build
@@ -103,6 +133,18 @@ pub(super) fn scan(
             continue;
         };
         if !(kind.is_file() || kind.is_symlink()) {
+            continue;
+        }
+        let Ok(relative) = entry.path().strip_prefix(workspace) else {
+            continue;
+        };
+        let Some(path) = relative_path(relative) else {
+            continue;
+        };
+        if exclusions.excludes(&path) {
+            if entry.file_name().to_str().is_some_and(is_temporary) {
+                temporaries.push(entry.path().to_owned());
+            }
             continue;
         }
         let meta = match std::fs::symlink_metadata(entry.path()) {
@@ -121,12 +163,6 @@ pub(super) fn scan(
                 bytes: options.max_total_bytes,
             });
         }
-        let Ok(relative) = entry.path().strip_prefix(workspace) else {
-            continue;
-        };
-        let Some(path) = relative_path(relative) else {
-            continue;
-        };
         let mtime_ns = meta
             .modified()
             .ok()
@@ -141,17 +177,17 @@ pub(super) fn scan(
             racy: mtime_ns >= racy_from,
         });
     }
-    Ok(files)
+    Ok(Scan { files, temporaries })
 }
 
-/// `relative` as a `/`-separated path; `None` for a name that is not UTF-8 (git trees here
-/// hold UTF-8 names only, and such a file is left out rather than mangled).
+/// `relative` as a `/`-separated path, each name [`names::from_os`]-encoded (a name that is not
+/// UTF-8 is kept byte for byte).
 fn relative_path(relative: &Path) -> Option<String> {
-    let parts: Option<Vec<&str>> = relative
+    let parts: Vec<String> = relative
         .components()
-        .map(|c| c.as_os_str().to_str())
+        .map(|c| names::from_os(c.as_os_str()))
         .collect();
-    Some(parts?.join("/"))
+    Some(parts.join("/"))
 }
 
 fn mode_of(meta: &std::fs::Metadata, symlink: bool) -> i32 {
@@ -242,7 +278,7 @@ fn write_folder(
         _ => {
             let mut builder = repo.treebuilder(None)?;
             for (name, (oid, mode)) in &folder.files {
-                builder.insert(name, *oid, *mode)?;
+                builder.insert(names::to_path(name), *oid, *mode)?;
             }
             for (name, sub) in &folder.folders {
                 let sub_path = if path.is_empty() {
@@ -251,7 +287,7 @@ fn write_folder(
                     format!("{path}/{name}")
                 };
                 let oid = write_folder(repo, sub, &sub_path, stale, previous, next)?;
-                builder.insert(name, oid, i32::from(FileMode::Tree))?;
+                builder.insert(names::to_path(name), oid, i32::from(FileMode::Tree))?;
             }
             builder.write()?
         }

@@ -68,8 +68,9 @@ impl CodeTracker {
     }
 
     /// Scans the workspace once in the background, so the first snapshot of a turn reads only
-    /// what changed (the first scan of a large workspace reads every file). Records nothing:
-    /// Arbor's last recorded state stays the one the session stored.
+    /// what changed (the first scan of a large workspace reads every file), and removes the
+    /// stale temporary files of killed writes it found. Records nothing: Arbor's last recorded
+    /// state stays the one the session stored.
     pub fn warm_up(self: &Arc<Self>) {
         let tracker = Arc::clone(self);
         // A failure here shows again, and is reported, at the first real snapshot.
@@ -78,7 +79,10 @@ impl CodeTracker {
             .spawn(move || {
                 let mut state = tracker.lock();
                 if let Ok(snapshots) = tracker.open(&mut state) {
-                    let _ = snapshots.take();
+                    if snapshots.take().is_ok() {
+                        // A write killed mid-way (kill -9) left its temporary file: gone now.
+                        snapshots.remove_stale_temporaries();
+                    }
                 }
             });
     }

@@ -1,0 +1,126 @@
+//! What a snapshot never holds, whatever the ignore files say: Arbor's own paths (the data
+//! folder with `arbor.db`, its WAL and the shadow repositories) when they lie inside the
+//! workspace, and the temporary files Arbor's atomic writes leave behind when killed.
+//!
+//! Running `arbor` in `$HOME` with the default data folder puts the data folder inside the
+//! project: a snapshot that recorded it, restored later, deleted the shadow repository's own
+//! objects and reset `arbor.db`. So these paths are left out of scans *and* filtered out of
+//! every snapshot read back (older snapshots may still hold them): a restore, a preview or a
+//! diff never sees them.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// Suffix of the temporary file of an atomic write in the project (`tools/atomic.rs`).
+pub const TEMP_SUFFIX: &str = ".arbor-tmp";
+
+/// Prefixes of Arbor's other temporary files in a project: a restore's file being written,
+/// a tool folder being staged.
+const TEMP_PREFIXES: &[&str] = &[".arbor-restore-", ".arbor-tool-"];
+
+/// A temporary file older than this is stale: no atomic write takes that long, so its writer
+/// was killed.
+const STALE_AFTER: Duration = Duration::from_secs(10 * 60);
+
+/// Whether a file name is one of Arbor's temporary files.
+pub fn is_temporary(name: &str) -> bool {
+    name.ends_with(TEMP_SUFFIX) || TEMP_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// The workspace-relative folders a snapshot leaves out (`/`-separated, no trailing slash).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Exclusions {
+    prefixes: Vec<String>,
+}
+
+impl Exclusions {
+    /// The `protected` paths that lie inside `workspace` (canonical), as relative prefixes.
+    /// A protected path that does not exist yet is compared as given (made absolute).
+    pub fn new(workspace: &Path, protected: &[PathBuf]) -> Self {
+        let prefixes = protected
+            .iter()
+            .filter_map(|path| {
+                let path = path
+                    .canonicalize()
+                    .or_else(|_| std::path::absolute(path))
+                    .ok()?;
+                if workspace.starts_with(&path) {
+                    // The workspace lies inside Arbor's own folder: nothing of it is recorded.
+                    return Some(String::new());
+                }
+                let relative = path.strip_prefix(workspace).ok()?;
+                let parts: Option<Vec<&str>> = relative
+                    .components()
+                    .map(|c| c.as_os_str().to_str())
+                    .collect();
+                Some(parts?.join("/"))
+            })
+            .collect();
+        Self { prefixes }
+    }
+
+    /// Whether a workspace-relative path (`/`-separated) is left out of snapshots: inside a
+    /// protected folder (the whole workspace when one is the workspace itself or above it), or
+    /// one of Arbor's temporary files.
+    pub fn excludes(&self, path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        is_temporary(name)
+            || self.prefixes.iter().any(|prefix| {
+                prefix.is_empty()
+                    || path == prefix
+                    || (path.starts_with(prefix.as_str())
+                        && path.as_bytes().get(prefix.len()) == Some(&b'/'))
+            })
+    }
+}
+
+/// Removes the temporary files in `found` that are stale (older than a running write could
+/// be); a file that vanished meanwhile is fine. Returns how many were removed.
+pub(super) fn remove_stale(found: &[PathBuf]) -> usize {
+    let now = SystemTime::now();
+    found
+        .iter()
+        .filter(|path| {
+            std::fs::symlink_metadata(path)
+                .and_then(|meta| meta.modified())
+                .ok()
+                .and_then(|modified| now.duration_since(modified).ok())
+                .is_some_and(|age| age >= STALE_AFTER)
+        })
+        .filter(|path| std::fs::remove_file(path).is_ok())
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protected_folders_inside_the_workspace_and_temporary_files_are_excluded() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().canonicalize().unwrap();
+        let data = workspace.join(".local/share/arbor");
+        std::fs::create_dir_all(&data).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let exclusions = Exclusions::new(
+            &workspace,
+            &[
+                data.clone(),
+                outside.path().to_owned(),
+                workspace.join("not-yet"),
+            ],
+        );
+        assert!(exclusions.excludes(".local/share/arbor"));
+        assert!(exclusions.excludes(".local/share/arbor/arbor.db"));
+        assert!(exclusions.excludes(".local/share/arbor/snapshots/x.git/objects/ab/cd"));
+        assert!(exclusions.excludes("not-yet/file"));
+        assert!(!exclusions.excludes(".local/share/arbor2/file"));
+        assert!(!exclusions.excludes(".local/share/notes.txt"));
+        assert!(exclusions.excludes("src/.main.rs.Ab12Cd.arbor-tmp"));
+        assert!(exclusions.excludes(".arbor-restore-x1y2"));
+        assert!(!exclusions.excludes("src/main.rs"));
+        // The data folder *is* the workspace (or above it): nothing is recorded.
+        let all = Exclusions::new(&workspace, &[dir.path().parent().unwrap().to_owned()]);
+        assert!(all.excludes("src/main.rs"));
+    }
+}
