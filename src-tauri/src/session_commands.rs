@@ -65,8 +65,33 @@ pub async fn start_session(
     })
     .await??;
     let (session, view) = session;
-    state.windows().entry(label).or_default().session = Some(Arc::new(RwLock::new(session)));
+    let session = Arc::new(RwLock::new(session));
+    watch_other_writers(Arc::downgrade(&session));
+    state.windows().entry(label).or_default().session = Some(session);
     Ok(view)
+}
+
+/// How often an idle window looks whether another process (a second window, `arbor -c`)
+/// wrote to its session.
+const OTHER_WRITERS_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Checks, while the window's session lives, whether another process wrote to it: the stream
+/// then carries `session_written_elsewhere` and the window refreshes. Ends when the session is
+/// replaced or the window closes (the last strong reference goes).
+fn watch_other_writers(session: std::sync::Weak<RwLock<LiveSession>>) {
+    tauri::async_runtime::spawn(async move {
+        loop {
+            tokio::time::sleep(OTHER_WRITERS_EVERY).await;
+            let Some(session) = session.upgrade() else {
+                return;
+            };
+            // A window busy with a command is checked next time.
+            let Ok(live) = session.clone().try_read_owned() else {
+                continue;
+            };
+            let _ = blocking(move || live.check_written_elsewhere()).await;
+        }
+    });
 }
 
 /// Runs `work` on the window's session off the async runtime's threads.

@@ -42,9 +42,8 @@ impl SessionRequestHook {
             .unwrap_or(messages.len());
         if let Some(recorder) = self.compactor.recorder() {
             if let Err(error) = recorder.step_back_from_last_answer() {
-                self.compactor.emit(&CodingEvent::StoreError {
-                    message: error.to_string(),
-                });
+                // The retry's answer would be stored under the failed one: stop storing.
+                recorder.mark_failed(error.to_string());
             }
         }
         messages[..answer].to_vec()

@@ -426,3 +426,78 @@ fn a_tracker_reports_a_too_large_workspace_once_then_records_nothing() {
         "nothing_to_undo"
     );
 }
+
+/// The data folder inside the workspace (`arbor` run in `$HOME`): its database, WAL and the
+/// shadow repository itself are never recorded, and a restore never deletes or writes them,
+/// even to a state recorded before the data folder existed.
+#[test]
+fn arbors_own_folder_inside_the_workspace_is_never_recorded_or_restored() {
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join(".local/share/arbor");
+    write(home.path(), "notes.txt", "one\n");
+    let mut snapshots = Snapshots::open(
+        &data.join("snapshots/p.git"),
+        home.path(),
+        SnapshotOptions {
+            protected_paths: vec![data.clone()],
+            ..SnapshotOptions::default()
+        },
+    )
+    .unwrap();
+    let before = snapshots.take().unwrap();
+    write(home.path(), ".local/share/arbor/arbor.db", "database");
+    write(home.path(), ".local/share/arbor/arbor.db-wal", "wal");
+    write(home.path(), "notes.txt", "two\n");
+    let after = snapshots.take().unwrap();
+    let changes = snapshots.changes(Some(&before), &after).unwrap();
+    let paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths, ["notes.txt"]);
+    let objects_before = std::fs::read_dir(data.join("snapshots/p.git/objects"))
+        .unwrap()
+        .count();
+    let plan = snapshots.preview_restore(&before, Some(&after)).unwrap();
+    assert!(
+        plan.changes.iter().all(|c| !c.path.starts_with(".local")),
+        "{plan:?}"
+    );
+    snapshots.restore(&before, Some(&after), false).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("notes.txt")).unwrap(),
+        "one\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(data.join("arbor.db")).unwrap(),
+        "database"
+    );
+    assert!(
+        std::fs::read_dir(data.join("snapshots/p.git/objects"))
+            .unwrap()
+            .count()
+            >= objects_before
+    );
+}
+
+/// A killed write's temporary file is not recorded; a non-UTF-8 name is recorded byte for byte
+/// and comes back on restore.
+#[test]
+fn temporary_files_are_skipped_and_non_utf8_names_come_back() {
+    use std::os::unix::ffi::OsStrExt;
+    let fx = fixture(SnapshotOptions::default(), &[]);
+    let root = fx.workspace.path().to_owned();
+    let mut snapshots = fx.snapshots;
+    let odd = root.join(std::ffi::OsStr::from_bytes(b"caf\xe9.txt"));
+    std::fs::write(&odd, "latin-1 name\n").unwrap();
+    write(&root, "src/.main.rs.Ab12Cd.arbor-tmp", "half a file");
+    let first = snapshots.take().unwrap();
+    let files = snapshots.changes(None, &first).unwrap();
+    assert!(
+        files.iter().all(|c| !c.path.ends_with(".arbor-tmp")),
+        "{files:?}"
+    );
+    assert_eq!(files.len(), 1, "{files:?}");
+    std::fs::remove_file(&odd).unwrap();
+    let second = snapshots.take().unwrap();
+    assert_ne!(first, second);
+    snapshots.restore(&first, Some(&second), false).unwrap();
+    assert_eq!(std::fs::read_to_string(&odd).unwrap(), "latin-1 name\n");
+}

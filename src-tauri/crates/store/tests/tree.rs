@@ -526,3 +526,55 @@ fn node_usage_sums_tokens_and_reads_the_cost_of_each_node_with_usage() {
     assert_eq!(figures.tokens, 420);
     assert!((figures.cost - 0.003).abs() < 1e-12);
 }
+
+/// Two writers on one session: each appends under the node it last wrote, whatever the leaf,
+/// so their turns become sibling branches; each reads its own context.
+#[test]
+fn appending_under_an_explicit_parent_branches_beside_another_writer() {
+    let (dir, store) = temp_store();
+    let (_p, s) = session(&store, &dir);
+    let q = user(&store, &s.id, "q");
+    // Writer A stored a call; writer B then appended its own turn at the leaf.
+    let a_call = store
+        .append_under(&s.id, Some(&q.id), msg(NodeKind::Assistant, "A calls"))
+        .unwrap();
+    let b = store
+        .append_under(&s.id, Some(&a_call.id), msg(NodeKind::User, "B asks"))
+        .unwrap();
+    // A's result goes under A's call, not under B's turn, and becomes the leaf.
+    let a_result = store
+        .append_under(
+            &s.id,
+            Some(&a_call.id),
+            msg(NodeKind::ToolResult, "A result"),
+        )
+        .unwrap();
+    assert_eq!(a_result.parent_id.as_deref(), Some(a_call.id.as_str()));
+    assert_eq!(
+        store.get_session(&s.id).unwrap().leaf_id.as_deref(),
+        Some(a_result.id.as_str())
+    );
+    let own = |leaf: &str| -> Vec<String> {
+        store
+            .context_json_at(&s.id, Some(leaf))
+            .unwrap()
+            .iter()
+            .map(|n| n.id.clone())
+            .collect()
+    };
+    assert_eq!(own(&b.id), [q.id.clone(), a_call.id.clone(), b.id.clone()]);
+    assert_eq!(
+        own(&a_result.id),
+        [q.id.clone(), a_call.id.clone(), a_result.id.clone()]
+    );
+    assert!(store.context_json_at(&s.id, None).unwrap().is_empty());
+    // A new root, and a parent from another session, are what they say.
+    let root = store
+        .append_under(&s.id, None, msg(NodeKind::User, "fresh"))
+        .unwrap();
+    assert_eq!(root.parent_id, None);
+    let (_p2, other) = session(&store, &dir);
+    assert!(store
+        .append_under(&other.id, Some(&q.id), msg(NodeKind::User, "x"))
+        .is_err());
+}

@@ -47,9 +47,24 @@ impl LiveSession {
         }
         if let Some(recorder) = &self.recorder {
             recorder.recover(&self.agent)?;
+            // Say so before the run when another process wrote meanwhile (a best effort:
+            // the run itself goes on from this session's own place either way).
+            let _ = recorder.check_written_elsewhere();
         }
         self.refresh_tools();
         Ok(())
+    }
+
+    /// While idle: sends `session_written_elsewhere` on the stream when another process wrote
+    /// to this session since this one last wrote or moved in it (the desktop checks every few
+    /// seconds). Returns whether it did; never during a run (its own writes would race).
+    pub fn check_written_elsewhere(&self) -> bool {
+        if self.agent.is_streaming() {
+            return false;
+        }
+        self.recorder
+            .as_ref()
+            .is_some_and(|recorder| recorder.check_written_elsewhere().unwrap_or(false))
     }
 
     /// Why the last run could not be stored, if a store write failed (the run was stopped).

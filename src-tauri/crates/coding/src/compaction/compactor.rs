@@ -305,11 +305,13 @@ impl Compactor {
             return Ok(Some(nodes));
         }
         if recorder.session_id().is_some() {
-            self.emit(&CodingEvent::StoreError {
-                message: "the stored session does not match the conversation, so this \
-                          compaction is kept in memory only"
+            // A compaction stored against another path would summarise the wrong messages:
+            // the run stops, and the next one starts again from what is stored.
+            recorder.mark_failed(
+                "the stored session does not match the conversation in memory, so the \
+                 compaction could not be stored"
                     .into(),
-            });
+            );
         }
         Ok(None)
     }

@@ -199,11 +199,37 @@ impl SessionRecorder {
             Ok(_) => true,
             Err(SessionsError::StoreFailed(_)) => false,
             Err(error) => {
-                let message = error.to_string();
-                self.lock().failed = Some(message.clone());
-                self.emit(&CodingEvent::StoreError { message });
+                self.mark_failed(error.to_string());
                 false
             }
+        }
+    }
+
+    /// Records that the stored conversation no longer follows the one in memory (a write
+    /// failed elsewhere, e.g. moving the leaf back before a retry): reports `store_error`, and
+    /// the run stops at its next message, as after a failed message write.
+    pub fn mark_failed(&self, message: String) {
+        self.lock().failed = Some(message.clone());
+        self.emit(&CodingEvent::StoreError { message });
+    }
+
+    /// Sends `session_written_elsewhere` when another process wrote to the current session
+    /// since this live session last wrote or moved in it (front ends check while idle, and
+    /// before each run). Returns whether it did.
+    pub fn check_written_elsewhere(&self) -> Result<bool, SessionsError> {
+        let event = {
+            let mut inner = self.lock();
+            let Some(session_id) = inner.session_id.clone() else {
+                return Ok(false);
+            };
+            inner.written_elsewhere(&session_id)?
+        };
+        match event {
+            Some(event) => {
+                self.emit(&event);
+                Ok(true)
+            }
+            None => Ok(false),
         }
     }
 
