@@ -10,6 +10,7 @@ import {
   truncateFrom,
   type ChatItem,
   type ChatModel,
+  type RunError,
 } from './chat';
 
 /** Events that end something the user waits on: applied without waiting for a frame. */
@@ -35,6 +36,9 @@ export class ChatStore {
   listVersion = $state(0);
   /** Text for the composer (a user message gone to from the tree); taken by the chat view. */
   draft = $state<string | null>(null);
+  /** Set when another process wrote to the session (and again once the chat has read it back):
+   * the tree panel reads the whole tree again. */
+  externalVersion = $state(0);
 
   #pending: SessionEvent[] = [];
   /** Not state: who else reads the stream (see `listen`). */
@@ -93,14 +97,20 @@ export class ChatStore {
     const events = this.#pending;
     this.#pending = [];
     this.model = applyEvents(this.model, events);
-    if (events.some((event) => event.type === 'agent_end')) void this.refresh();
+    // The tree panel shows the other writer's turns at once; the chat reads its branch again
+    // once no run streams into it (a streaming message is not in the store yet).
+    if (events.some((event) => event.type === 'session_written_elsewhere')) this.externalVersion++;
+    const ended = events.some((event) => event.type === 'agent_end');
+    if (ended || (this.model.reloadWanted && !this.model.running)) void this.refresh();
   }
 
   /** Replaces the model with a stored view (keeping the keys of messages already shown). */
   show(view: SessionView): void {
     this.flush();
+    const external = this.model?.reloadWanted ?? false;
     this.model = fromView(view, this.model ?? undefined);
     this.listVersion++;
+    if (external) this.externalVersion++;
   }
 
   /** Reads up to `count` entries of the branch before the first item; how many came. */
@@ -131,9 +141,11 @@ export class ChatStore {
     if (this.model) this.model = { ...this.model, running: true, runError: null };
   }
 
-  /** A run that could not start: the composer is free again. */
-  notRunning(): void {
-    if (this.model) this.model = { ...this.model, running: false };
+  /** A run that could not start: the composer is free again (and `runError`, the error it
+   * tried to get past, shows again). */
+  notRunning(runError: RunError | null = null): void {
+    if (!this.model) return;
+    this.model = { ...this.model, running: false, runError: runError ?? this.model.runError };
   }
 
   dismissError(): void {
@@ -142,6 +154,14 @@ export class ChatStore {
 
   dismissSnapshotNotice(): void {
     if (this.model) this.model = { ...this.model, snapshotNotice: null };
+  }
+
+  dismissStreamNotice(): void {
+    if (this.model) this.model = { ...this.model, streamNotice: null };
+  }
+
+  dismissExternalWrite(): void {
+    if (this.model) this.model = { ...this.model, externalWrite: null };
   }
 
   /** Drops `key` and everything after it: an edit or a regenerate takes their place. */

@@ -1,15 +1,24 @@
 // The reducer fed with real streams recorded from `arbor --mode json` against the mock
 // provider (scripts/record-ui-streams.sh): the desktop reads what the CLI writes.
 import { describe, expect, it } from 'vitest';
-import type { SessionEvent, SessionState, SessionView } from '../ipc/wire';
+import type {
+  AgentMessage,
+  AssistantContent,
+  BranchEntry,
+  SessionEvent,
+  SessionState,
+  SessionView,
+} from '../ipc/wire';
 import {
   applyEvent,
   applyEvents,
   fromView,
   prependPage,
+  toolKey,
   truncateFrom,
   type AssistantItem,
   type ChatModel,
+  type ToolView,
 } from './chat';
 import { STATE as FAKE_STATE } from '../test-ipc';
 import failure from './recordings/failure.jsonl?raw';
@@ -39,6 +48,24 @@ function empty(): ChatModel {
 
 function assistants(model: ChatModel): AssistantItem[] {
   return model.items.filter((item): item is AssistantItem => item.kind === 'assistant');
+}
+
+/** The cards of the calls with id `callId`, in the order their messages show them (what each
+ * `ToolCard` of the chat reads). */
+function cardsOf(model: ChatModel, callId: string): (ToolView | undefined)[] {
+  return assistants(model).flatMap((item) =>
+    item.content
+      .filter((part) => part.type === 'tool_call' && part.id === callId)
+      .map(() => model.tools[toolKey(item.key, callId)]),
+  );
+}
+
+/** The one card of call `callId`. */
+function card(model: ChatModel, callId: string): ToolView {
+  const cards = cardsOf(model, callId);
+  expect(cards).toHaveLength(1);
+  expect(cards[0]).toBeDefined();
+  return cards[0] as ToolView;
 }
 
 describe('a recorded Markdown answer', () => {
@@ -88,14 +115,15 @@ describe('a recorded tool run', () => {
   const model = applyEvents(empty(), recording('tools'));
 
   it('keeps every call with its result, status and live output', () => {
-    expect(Object.keys(model.tools).sort()).toEqual(['call_bash', 'call_edit', 'call_read']);
-    expect(model.tools.call_read.status).toBe('done');
-    expect(model.tools.call_read.result?.details).toMatchObject({ path: 'notes.txt' });
-    const edit = model.tools.call_edit.result?.details as { diff: string };
+    const ids = Object.values(model.tools).map((tool) => tool.id);
+    expect(ids.sort()).toEqual(['call_bash', 'call_edit', 'call_read']);
+    expect(card(model, 'call_read').status).toBe('done');
+    expect(card(model, 'call_read').result?.details).toMatchObject({ path: 'notes.txt' });
+    const edit = card(model, 'call_edit').result?.details as { diff: string };
     expect(edit.diff).toContain('-hello world');
     expect(edit.diff).toContain('+goodbye world');
-    expect(model.tools.call_bash.output).toContain('one');
-    expect(model.tools.call_bash.output).toContain('two');
+    expect(card(model, 'call_bash').output).toContain('one');
+    expect(card(model, 'call_bash').output).toContain('two');
   });
 
   it('shows the tool results inside the cards, not as messages', () => {
@@ -113,9 +141,9 @@ describe('a recorded tool run', () => {
     const events = recording('tools');
     const update = events.findIndex((e) => e.type === 'tool_execution_update');
     const partial = applyEvents(empty(), events.slice(0, update + 1));
-    expect(partial.tools.call_bash.status).toBe('running');
-    expect(partial.tools.call_bash.output.length).toBeGreaterThan(0);
-    expect(partial.tools.call_bash.result).toBeNull();
+    expect(card(partial, 'call_bash').status).toBe('running');
+    expect(card(partial, 'call_bash').output.length).toBeGreaterThan(0);
+    expect(card(partial, 'call_bash').result).toBeNull();
   });
 });
 
@@ -198,7 +226,7 @@ describe('stored views', () => {
       ['compaction', 'c', 1],
     ]);
     expect((model.items[1] as AssistantItem).status).toBe('aborted');
-    expect(model.tools.c1.status).toBe('error');
+    expect(card(model, 'c1').status).toBe('error');
     expect(model.sessionId).toBe('s1');
   });
 
@@ -219,7 +247,7 @@ describe('stored views', () => {
     expect(whole.earlier).toBe(0);
     expect(whole.items.map((item) => item.nodeId)).toEqual(['u1', 'a1', 'c']);
     expect(whole.items[1]).toBe(model.items[0]);
-    expect(whole.tools.c1).toBeDefined();
+    expect(card(whole, 'c1').status).toBe('error');
 
     // The same tail read again (after a run): what was read before it stays.
     const refreshed = fromView(tail, whole);
@@ -347,5 +375,375 @@ describe('a tool proposal', () => {
       reason: 'counting',
     });
     expect(next).toBe(model);
+  });
+});
+
+/** A stored branch entry of `message` (its kind from its role). */
+function entry(nodeId: string, parentId: string | null, message: AgentMessage): BranchEntry {
+  return {
+    node_id: nodeId,
+    parent_id: parentId,
+    kind: message.role === 'custom' ? 'user' : message.role,
+    message,
+    aborted: false,
+    label: null,
+    sibling_ids: [nodeId],
+    summary: null,
+    tokens_before: null,
+  };
+}
+
+const USAGE = {
+  input: 1,
+  output: 1,
+  cache_read: 0,
+  cache_write: 0,
+  cost: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
+};
+
+function userMessage(text: string): AgentMessage {
+  return { role: 'user', content: [{ type: 'text', text }] };
+}
+
+function answer(content: AssistantContent[]): AgentMessage {
+  return {
+    role: 'assistant',
+    content,
+    api: 'openai-completions',
+    provider: 'mock',
+    model: 'm1',
+    usage: USAGE,
+    stop_reason: content.some((part) => part.type === 'tool_call') ? 'tool_use' : 'stop',
+  };
+}
+
+function readCall(id: string, path: string): AssistantContent {
+  return { type: 'tool_call', id, name: 'read', arguments: { path } };
+}
+
+function readResult(id: string, text: string): AgentMessage {
+  return {
+    role: 'tool_result',
+    tool_call_id: id,
+    tool_name: 'read',
+    content: [{ type: 'text', text }],
+    is_error: false,
+  };
+}
+
+function resultText(tool: ToolView | undefined): string {
+  const part = tool?.result?.content[0];
+  return part?.type === 'text' ? part.text : '';
+}
+
+describe('tool cards of reused call ids', () => {
+  // Two answers on one branch both call `call_1`, each with its own result.
+  const entries: BranchEntry[] = [
+    entry('u1', null, userMessage('read a and b')),
+    entry('a1', 'u1', answer([readCall('call_1', 'a.txt')])),
+    entry('r1', 'a1', readResult('call_1', 'contents of a')),
+    entry('a2', 'r1', answer([readCall('call_1', 'b.txt')])),
+    entry('r2', 'a2', readResult('call_1', 'contents of b')),
+    entry('a3', 'r2', answer([{ type: 'text', text: 'Done.' }])),
+  ];
+  const view: SessionView = { session_id: 's1', title: null, entries, earlier: 0, state: STATE };
+
+  it('a stored branch gives each message its own card, arguments and result', () => {
+    const model = fromView(view);
+    const [first, second] = assistants(model);
+    expect(first.content).toEqual([readCall('call_1', 'a.txt')]);
+    expect(second.content).toEqual([readCall('call_1', 'b.txt')]);
+    const cards = cardsOf(model, 'call_1');
+    expect(cards.map((tool) => tool?.status)).toEqual(['done', 'done']);
+    expect(cards.map(resultText)).toEqual(['contents of a', 'contents of b']);
+  });
+
+  it('a tail starting with a result gets its card when the earlier page comes', () => {
+    // The tail read first starts at the first result: its call is not read yet.
+    const tail = fromView({ ...view, entries: entries.slice(2), earlier: 2 });
+    expect(cardsOf(tail, 'call_1').map(resultText)).toEqual(['contents of b']);
+    const whole = prependPage(tail, { entries: entries.slice(0, 2), earlier: 0 });
+    expect(cardsOf(whole, 'call_1').map(resultText)).toEqual(['contents of a', 'contents of b']);
+    expect(whole.looseResults.size).toBe(0);
+    // Read again after a run: both stay right.
+    const again = fromView({ ...view, entries: entries.slice(2), earlier: 2 }, whole);
+    expect(cardsOf(again, 'call_1').map(resultText)).toEqual(['contents of a', 'contents of b']);
+  });
+
+  it('a recorded stream that reuses `call_1` in each turn shows each call its own output', () => {
+    // The recorded tool run, with every call id made the same, as some providers send them.
+    const events = recording('tools').map(
+      (event) =>
+        JSON.parse(
+          JSON.stringify(event).replace(/"call_(read|edit|bash)"/g, '"call_1"'),
+        ) as SessionEvent,
+    );
+    const bashOutput = events.findIndex((e) => e.type === 'tool_execution_update');
+    const partial = applyEvents(empty(), events.slice(0, bashOutput + 1));
+    const running = cardsOf(partial, 'call_1');
+    expect(running.map((tool) => tool?.name)).toEqual(['read', 'edit', 'bash']);
+    expect(running.map((tool) => tool?.status)).toEqual(['done', 'done', 'running']);
+    // The bash output goes to the bash card only.
+    expect(running.map((tool) => tool?.output)).toEqual(['', '', 'one\n']);
+
+    const model = applyEvents(partial, events.slice(bashOutput + 1));
+    const cards = cardsOf(model, 'call_1');
+    expect(cards.map((tool) => tool?.status)).toEqual(['done', 'done', 'done']);
+    expect(resultText(cards[0])).toBe('     1\thello world');
+    expect((cards[1]?.result?.details as { diff: string }).diff).toContain('+goodbye world');
+    expect(resultText(cards[2])).toContain('[Exit code 0]');
+    expect(cards[2]?.output).toBe('one\ntwo\n');
+
+    // The stored view read after the run keeps every card where it was.
+    const stored: SessionView = {
+      session_id: model.sessionId,
+      title: null,
+      earlier: 0,
+      state: STATE,
+      entries: storedEntries(events),
+    };
+    const reloaded = fromView(stored, model);
+    expect(cardsOf(reloaded, 'call_1').map((tool) => tool?.name)).toEqual(['read', 'edit', 'bash']);
+    expect(resultText(cardsOf(reloaded, 'call_1')[0])).toBe('     1\thello world');
+    expect(resultText(cardsOf(reloaded, 'call_1')[2])).toContain('[Exit code 0]');
+  });
+
+  it('a window opened during a run gives tool events the latest call shown', () => {
+    const opened = fromView({
+      ...view,
+      entries: entries.slice(0, 4),
+      state: { ...STATE, is_streaming: true },
+    });
+    const model = applyEvent(opened, {
+      type: 'tool_execution_update',
+      tool_call_id: 'call_1',
+      tool_name: 'read',
+      output: 'partial b',
+    });
+    expect(cardsOf(model, 'call_1').map((tool) => tool?.output)).toEqual(['', 'partial b']);
+  });
+
+  it("a later run's tool events never reach an earlier run's card", () => {
+    const first = fromView(view);
+    const before = cardsOf(first, 'call_1');
+    let model = applyEvent(first, { type: 'agent_start' });
+    // A stray event for an id this run has not called yet.
+    model = applyEvents(model, [
+      { type: 'tool_execution_start', tool_call_id: 'call_1', tool_name: 'read', args: {} },
+      { type: 'tool_execution_update', tool_call_id: 'call_1', tool_name: 'read', output: 'x' },
+    ]);
+    expect(cardsOf(model, 'call_1')).toEqual(before);
+  });
+});
+
+/** The entries a run's `node_appended` events stored, with the messages they stored. */
+function storedEntries(events: SessionEvent[]): BranchEntry[] {
+  const entries: BranchEntry[] = [];
+  let last: AgentMessage | null = null;
+  for (const event of events) {
+    if (event.type === 'message_end') last = event.message;
+    if (event.type === 'node_appended' && last) {
+      entries.push(entry(event.node_id, event.parent_id, last));
+      last = null;
+    }
+  }
+  return entries;
+}
+
+describe('a failed store write', () => {
+  const events = recording('markdown');
+  const userStored = events.findIndex((e) => e.type === 'node_appended');
+  const assistantStart = events.findIndex(
+    (e) => e.type === 'message_start' && e.message.role === 'assistant',
+  );
+  const aborted: SessionEvent = {
+    type: 'agent_end',
+    messages: [],
+    status: 'aborted',
+    error: { kind: 'aborted' },
+  };
+  const stored: SessionView = {
+    session_id: 's1',
+    title: 'Earlier',
+    earlier: 0,
+    state: STATE,
+    entries: [
+      entry('u0', null, userMessage('earlier question')),
+      entry('a0', 'u0', answer([{ type: 'text', text: 'earlier answer' }])),
+    ],
+  };
+
+  /** The chat of `stored`, then a run whose user message could not be saved: the run is
+   * stopped while the answer streams. */
+  function failedRun(): ChatModel {
+    let model = fromView(stored);
+    model = applyEvents(model, events.slice(0, userStored));
+    model = applyEvent(model, { type: 'store_error', message: 'database or disk is full' });
+    model = applyEvents(model, events.slice(assistantStart, assistantStart + 4));
+    return applyEvent(model, aborted);
+  }
+
+  it('is its own run error, which the aborted end of the run does not clear', () => {
+    const model = failedRun();
+    expect(model.running).toBe(false);
+    expect(model.runError).toEqual({
+      kind: 'store',
+      message: 'database or disk is full',
+      unsavedPrompt: { text: 'hello', images: [] },
+    });
+  });
+
+  it('keeps the unsaved turn on screen, also after the stored view is read again', () => {
+    const model = failedRun();
+    const kinds = (m: ChatModel) => m.items.map((item) => [item.kind, item.nodeId]);
+    expect(kinds(model)).toEqual([
+      ['user', 'u0'],
+      ['assistant', 'a0'],
+      ['user', null],
+      ['assistant', null],
+    ]);
+    // The cut-off answer is no longer streaming.
+    expect(assistants(model)[1].status).toBe('aborted');
+    expect(model.unsaved).toEqual({ from: model.items[2].key, parent: 'a0' });
+
+    // The reload after the run: the store has only what it had.
+    const reloaded = fromView(stored, model);
+    expect(kinds(reloaded)).toEqual(kinds(model));
+    expect(reloaded.items[3]).toBe(model.items[3]);
+    expect(reloaded.runError?.kind).toBe('store');
+    expect(reloaded.unsaved).toEqual(model.unsaved);
+
+    // Another branch shown: the unsaved turn does not hang under it.
+    const other = fromView({ ...stored, entries: stored.entries.slice(0, 1) }, model);
+    expect(kinds(other)).toEqual([['user', 'u0']]);
+    expect(other.unsaved).toBeNull();
+    // Another chat: neither the turn nor its error (whose retry would send the prompt there).
+    const elsewhere = fromView({ ...stored, session_id: 's2' }, model);
+    expect(elsewhere.items).toHaveLength(2);
+    expect(elsewhere.runError).toBeNull();
+  });
+
+  it('a new run (the prompt sent again) starts from what is stored', () => {
+    const model = applyEvent(failedRun(), { type: 'agent_start' });
+    expect(model.items.map((item) => item.nodeId)).toEqual(['u0', 'a0']);
+    expect(model.unsaved).toBeNull();
+    expect(model.runError).toBeNull();
+    const again = applyEvents(model, events.slice(2));
+    expect(again.items.map((item) => item.kind)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    expect(again.items[2].nodeId).not.toBeNull();
+  });
+
+  it('of the answer, its prompt saved: retry asks for the answer again', () => {
+    const end = events.findIndex((e) => e.type === 'message_end' && e.message.role === 'assistant');
+    let model = applyEvents(fromView(stored), events.slice(0, end + 1));
+    model = applyEvent(model, { type: 'store_error', message: 'disk I/O error' });
+    model = applyEvent(model, aborted);
+    expect(model.runError).toEqual({
+      kind: 'store',
+      message: 'disk I/O error',
+      unsavedPrompt: null,
+    });
+    const user = model.items[2];
+    expect(user.nodeId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(model.unsaved).toEqual({ from: model.items[3].key, parent: user.nodeId });
+    // Reloaded: the saved prompt is the leaf, the answer stays under it.
+    const reloaded = fromView(
+      {
+        ...stored,
+        session_id: model.sessionId,
+        entries: [...stored.entries, entry(user.nodeId ?? '', 'a0', userMessage('hello'))],
+      },
+      model,
+    );
+    expect(reloaded.items).toHaveLength(4);
+    expect((reloaded.items[3] as AssistantItem).content.map((part) => part.type)).toEqual([
+      'thinking',
+      'text',
+    ]);
+  });
+
+  it('of the first message of a new chat keeps it too', () => {
+    let model = applyEvents(empty(), events.slice(0, userStored));
+    model = applyEvent(model, { type: 'store_error', message: 'read-only database' });
+    model = applyEvent(model, aborted);
+    expect(model.unsaved?.parent).toBeNull();
+    const reloaded = fromView({ ...stored, session_id: null, entries: [] }, model);
+    expect(reloaded.items.map((item) => item.kind)).toEqual(['user']);
+    expect(reloaded.runError?.kind).toBe('store');
+  });
+});
+
+describe('another process writing to the session', () => {
+  const view: SessionView = {
+    session_id: 's1',
+    title: null,
+    earlier: 0,
+    state: STATE,
+    entries: [entry('u1', null, userMessage('hi'))],
+  };
+
+  it('asks for the stored view again and says so, until dismissed or another session', () => {
+    let model = applyEvent(fromView(view), { type: 'agent_start' });
+    const items = model.items;
+    model = applyEvent(model, {
+      type: 'session_written_elsewhere',
+      session_id: 's1',
+      other_leaf_id: 'x9',
+    });
+    expect(model.reloadWanted).toBe(true);
+    expect(model.externalWrite).toEqual({ count: 1, otherLeafId: 'x9' });
+    // Nothing of the streaming chat changes: the reload waits for the run's end.
+    expect(model.items).toBe(items);
+    expect(model.running).toBe(true);
+    model = applyEvent(model, { type: 'session_written_elsewhere', session_id: 's1' });
+    expect(model.externalWrite).toEqual({ count: 2, otherLeafId: null });
+
+    const reloaded = fromView(
+      view,
+      applyEvent(model, { type: 'agent_end', messages: [], status: 'completed' }),
+    );
+    expect(reloaded.reloadWanted).toBe(false);
+    expect(reloaded.externalWrite?.count).toBe(2);
+    expect(fromView({ ...view, session_id: 's2' }, reloaded).externalWrite).toBeNull();
+  });
+
+  it('about another session is not this chat', () => {
+    const model = fromView(view);
+    expect(applyEvent(model, { type: 'session_written_elsewhere', session_id: 's2' })).toBe(model);
+  });
+});
+
+describe('stream notices', () => {
+  it('are counted with the events skipped, stop nothing, and stay on reload', () => {
+    let model = applyEvent(empty(), { type: 'agent_start' });
+    model = applyEvent(model, {
+      type: 'stream_notice',
+      message: 'Skipped 2 events that were not valid JSON',
+      skipped: 2,
+    });
+    expect(model.streamNotice).toEqual({
+      count: 1,
+      skipped: 2,
+      message: 'Skipped 2 events that were not valid JSON',
+    });
+    model = applyEvent(model, {
+      type: 'stream_notice',
+      message: 'Skipped 1 event that was not valid JSON',
+      skipped: 1,
+    });
+    expect(model.streamNotice).toEqual({
+      count: 2,
+      skipped: 3,
+      message: 'Skipped 1 event that was not valid JSON',
+    });
+    expect(model.running).toBe(true);
+    expect(model.runError).toBeNull();
+    const view = { session_id: null, title: null, entries: [], earlier: 0, state: STATE };
+    expect(fromView(view, model).streamNotice?.count).toBe(2);
   });
 });

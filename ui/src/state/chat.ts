@@ -62,6 +62,7 @@ export type ChatItem = UserItem | AssistantItem | CompactionItem | SummaryItem;
 
 /** A tool call as its card shows it. */
 export interface ToolView {
+  /** The call's id. Not unique: some providers reuse ids within a session (see `toolKey`). */
   id: string;
   name: string;
   status: ToolStatus;
@@ -87,23 +88,76 @@ export interface SnapshotNotice {
   message: string;
 }
 
-export interface RunError {
-  kind: LlmError['kind'];
+/** Notices of a provider's stream that did not stop the run (e.g. events that were not valid
+ * JSON, skipped): counted until dismissed. */
+export interface StreamNotice {
+  /** How many notices came since it showed. */
+  count: number;
+  /** Events skipped, over all of them. */
+  skipped: number;
+  /** The last notice's words. */
   message: string;
+}
+
+/** Another window or `arbor -c` wrote to the open session: its turns are a branch in the tree. */
+export interface ExternalWriteNotice {
+  count: number;
+  /** The session's leaf as the other writer left it. */
+  otherLeafId: string | null;
+}
+
+/** A prompt to send again (the user message of a turn the store could not save). */
+export interface UnsavedPrompt {
+  text: string;
+  images: ImageContent[];
+}
+
+export interface RunError {
+  /** `store`: the chat could not be saved, and the run was stopped. */
+  kind: LlmError['kind'] | 'store';
+  message: string;
+  /** A store error: the turn's user message when it was not saved (retry sends it again);
+   * `null` when it was saved (retry asks for the answer again). */
+  unsavedPrompt?: UnsavedPrompt | null;
+}
+
+/** Items the store could not save: still shown, until the next run or another branch. */
+export interface Unsaved {
+  /** The first unsaved item. */
+  from: string;
+  /** The stored node they hang under (`null`: none, a new chat): they stay on screen while the
+   * stored branch shown still ends there. */
+  parent: string | null;
 }
 
 export interface ChatModel {
   sessionId: string | null;
   title: string | null;
   items: ChatItem[];
-  /** Tool calls by call id: the cards of the assistant messages read them. */
+  /** Tool cards by `toolKey(message key, call id)`: the cards of the assistant messages read
+   * them. Call ids are not unique (providers reuse them), so each message has its own. */
   tools: Record<string, ToolView>;
+  /** The current run's calls: call id → the card of its latest call with that id (tool events
+   * carry only the call id). `null` until a run starts in this window: a window opened during a
+   * run has not seen its calls, and takes the latest shown. */
+  liveCalls: ReadonlyMap<string, string> | null;
+  /** Results at the top of `items` whose call is earlier in the branch (not read yet), by call
+   * id: a page of earlier entries brings their cards. */
+  looseResults: ReadonlyMap<string, ToolView>;
+  /** The last stored node this window knows of on its branch (the leaf). */
+  leafId: string | null;
   state: SessionState;
   running: boolean;
   compacting: boolean;
   retry: RetryNotice | null;
   runError: RunError | null;
   snapshotNotice: SnapshotNotice | null;
+  streamNotice: StreamNotice | null;
+  externalWrite: ExternalWriteNotice | null;
+  /** Another process wrote to the session: read the stored view again once no run is active. */
+  reloadWanted: boolean;
+  /** A turn the store could not save, kept on screen. */
+  unsaved: Unsaved | null;
   /** The item whose `node_appended` comes next (it follows its `message_end`). */
   awaitingNode: string | null;
   nextKey: number;
@@ -144,6 +198,39 @@ function assistantItem(base: ItemBase, message: AssistantMessage, status?: Messa
   } satisfies AssistantItem;
 }
 
+/** The key of the card of call `callId` in the assistant message keyed `itemKey`. */
+export function toolKey(itemKey: string, callId: string): string {
+  return `${itemKey}|${callId}`;
+}
+
+/** The card of the latest call `callId` in `items` (searched from the end). */
+function lastCallCard(items: readonly ChatItem[], callId: string): string | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    if (item.kind !== 'assistant') continue;
+    if (item.content.some((part) => part.type === 'tool_call' && part.id === callId)) {
+      return toolKey(item.key, callId);
+    }
+  }
+  return null;
+}
+
+/** Gives each loose result the card of the latest call with its id in `items`; answers the
+ * results that found none. */
+function placeResults(
+  results: ReadonlyMap<string, ToolView>,
+  items: readonly ChatItem[],
+  tools: Record<string, ToolView>,
+): Map<string, ToolView> {
+  const left = new Map<string, ToolView>();
+  for (const [callId, result] of results) {
+    const card = lastCallCard(items, callId);
+    if (card) tools[card] = result;
+    else left.set(callId, result);
+  }
+  return left;
+}
+
 function toolFromResult(
   id: string,
   name: string,
@@ -161,8 +248,17 @@ export function fromView(view: SessionView, previous?: ChatModel): ChatModel {
     if (item.nodeId) byNode.set(item.nodeId, item);
   }
   const nextKey = previous?.nextKey ?? 0;
-  const items: ChatItem[] = [];
+  const sameSession = previous?.sessionId === view.session_id;
+  // A view carries the tail of a long branch: earlier items read before on the same branch stay.
+  const at = previous && sameSession ? sharedStart(view, previous) : -1;
+  const kept = at > 0 && previous ? previous.items.slice(0, at) : [];
+  const items: ChatItem[] = [...kept];
   const tools: Record<string, ToolView> = {};
+  if (previous) copyTools(kept, previous.tools, tools);
+  // The cards a result goes to: the latest call with its id before it on the branch.
+  const owners = new Map<string, string>();
+  for (const item of kept) ownCalls(item, owners);
+  const loose = new Map<string, ToolView>(kept.length && previous ? previous.looseResults : []);
   for (const entry of view.entries) {
     const old = byNode.get(entry.node_id);
     const base: ItemBase = {
@@ -170,40 +266,106 @@ export function fromView(view: SessionView, previous?: ChatModel): ChatModel {
       nodeId: entry.node_id,
       siblings: entry.sibling_ids,
     };
-    const item = itemOfEntry(entry, base, tools);
+    const item = itemOfEntry(entry, base, tools, owners, loose);
     if (!item) continue;
     // Unchanged stored items keep their identity, so their components do not re-render.
     items.push(old && sameItem(old, item) ? old : item);
   }
-  // A view carries the tail of a long branch: earlier items read before on the same branch stay.
-  let earlier = view.earlier;
-  const first = view.entries[0]?.node_id;
-  const at = first && previous?.sessionId === view.session_id ? indexOfNode(previous, first) : -1;
-  if (at > 0 && previous) {
-    items.unshift(...previous.items.slice(0, at));
-    earlier = previous.earlier;
-    for (const [id, tool] of Object.entries(previous.tools)) tools[id] ??= tool;
+  const earlier = kept.length && previous ? previous.earlier : view.earlier;
+  const leafId = view.entries.at(-1)?.node_id ?? null;
+  // A turn the store could not save stays under the node it followed while the branch shown
+  // still ends there (the reload after the run does not have it).
+  const unsaved = keptUnsaved(view, leafId, previous);
+  if (unsaved && previous) {
+    const from = indexOfKey(previous, unsaved.from);
+    const rest = previous.items.slice(from);
+    items.push(...rest);
+    copyTools(rest, previous.tools, tools);
   }
   return {
     sessionId: view.session_id,
     title: view.title,
     items,
     tools,
+    liveCalls: null,
+    looseResults: loose,
+    leafId,
     state: view.state,
     running: view.state.is_streaming,
     compacting: false,
     retry: null,
-    runError: previous?.running === false ? previous.runError : null,
-    snapshotNotice: previous?.sessionId === view.session_id ? previous.snapshotNotice : null,
+    // A store error's retry sends its prompt again: only in the chat it happened in.
+    runError:
+      previous?.running === false && (previous.runError?.kind !== 'store' || sameSession || unsaved)
+        ? previous.runError
+        : null,
+    snapshotNotice: sameSession ? (previous?.snapshotNotice ?? null) : null,
+    streamNotice: sameSession ? (previous?.streamNotice ?? null) : null,
+    externalWrite: sameSession ? (previous?.externalWrite ?? null) : null,
+    reloadWanted: false,
+    unsaved,
     awaitingNode: null,
     nextKey,
     earlier,
   };
 }
 
+function keptUnsaved(
+  view: SessionView,
+  leafId: string | null,
+  previous: ChatModel | undefined,
+): Unsaved | null {
+  const unsaved = previous?.unsaved;
+  if (!previous || !unsaved || view.state.is_streaming) return null;
+  if (indexOfKey(previous, unsaved.from) < 0) return null;
+  // A new chat whose first message was not saved may have its session id only now.
+  const sameSession =
+    previous.sessionId === view.session_id || (previous.sessionId === null && !unsaved.parent);
+  return sameSession && leafId === unsaved.parent ? unsaved : null;
+}
+
+/** The cards of `items`' calls, from `from` into `into`. */
+function copyTools(
+  items: readonly ChatItem[],
+  from: Record<string, ToolView>,
+  into: Record<string, ToolView>,
+) {
+  for (const item of items) {
+    if (item.kind !== 'assistant') continue;
+    for (const part of item.content) {
+      if (part.type !== 'tool_call') continue;
+      const key = toolKey(item.key, part.id);
+      if (Object.hasOwn(from, key)) into[key] = from[key];
+    }
+  }
+}
+
+/** Records `item`'s calls as the latest of their ids. */
+function ownCalls(item: ChatItem, owners: Map<string, string>) {
+  if (item.kind !== 'assistant') return;
+  for (const part of item.content) {
+    if (part.type === 'tool_call') owners.set(part.id, toolKey(item.key, part.id));
+  }
+}
+
 function indexOfNode(model: ChatModel, nodeId: string): number {
   return model.items.findIndex((item) => item.nodeId === nodeId);
 }
+
+/** Where the view's first message is among `previous`'s items (-1: not there). Tool results and
+ * markers before it show as no item of their own. */
+function sharedStart(view: SessionView, previous: ChatModel): number {
+  const first = view.entries.find((entry) => !NOT_ITEMS.has(entry.kind));
+  return first ? indexOfNode(previous, first.node_id) : -1;
+}
+
+/** Entries that are no item of the chat (a result shows in its call's card). */
+const NOT_ITEMS = new Set<BranchEntry['kind']>([
+  'tool_result',
+  'model_change',
+  'thinking_level_change',
+  'label',
+]);
 
 /** `model` with a page of earlier entries of its branch put before its items. */
 export function prependPage(model: ChatModel, page: BranchPage): ChatModel {
@@ -214,10 +376,14 @@ export function prependPage(model: ChatModel, page: BranchPage): ChatModel {
     earlier: page.earlier,
     state: model.state,
   });
+  const tools = { ...head.tools, ...model.tools };
+  // Results at the top of what was shown whose calls this page brings.
+  const left = placeResults(model.looseResults, head.items, tools);
   return {
     ...model,
     items: [...head.items, ...model.items],
-    tools: { ...head.tools, ...model.tools },
+    tools,
+    looseResults: new Map([...left, ...head.looseResults]),
     earlier: page.earlier,
   };
 }
@@ -226,6 +392,8 @@ function itemOfEntry(
   entry: BranchEntry,
   base: ItemBase,
   tools: Record<string, ToolView>,
+  owners: Map<string, string>,
+  loose: Map<string, ToolView>,
 ): ChatItem | null {
   const message = entry.message;
   switch (entry.kind) {
@@ -254,26 +422,23 @@ function itemOfEntry(
   if (message.role === 'assistant') {
     const item = assistantItem(base, message, entry.aborted ? 'aborted' : undefined);
     for (const part of message.content) {
-      if (part.type === 'tool_call' && !tools[part.id]) {
-        // Until its result is seen: a call the run never finished.
-        tools[part.id] = {
-          id: part.id,
-          name: part.name,
-          status: 'error',
-          output: '',
-          result: null,
-        };
-      }
+      if (part.type !== 'tool_call') continue;
+      const key = toolKey(base.key, part.id);
+      owners.set(part.id, key);
+      // Until its result is seen: a call the run never finished.
+      tools[key] ??= { id: part.id, name: part.name, status: 'error', output: '', result: null };
     }
     return item;
   }
   if (message.role === 'tool_result') {
-    tools[message.tool_call_id] = toolFromResult(
-      message.tool_call_id,
-      message.tool_name,
-      message.is_error,
-      { content: message.content, details: message.details ?? null },
-    );
+    const tool = toolFromResult(message.tool_call_id, message.tool_name, message.is_error, {
+      content: message.content,
+      details: message.details ?? null,
+    });
+    const owner = owners.get(message.tool_call_id);
+    // A result whose call is before the entries read: kept until a page brings the call.
+    if (owner) tools[owner] = tool;
+    else if (!loose.has(tool.id)) loose.set(tool.id, tool);
   }
   return null;
 }
@@ -388,22 +553,29 @@ function endMessage(model: ChatModel, message: AgentMessage): ChatModel {
     if (!streaming) return model;
     const items = replaceItem(model, streaming.key, (item) => assistantItem(item, message));
     let tools = model.tools;
+    let liveCalls = model.liveCalls;
     for (const part of message.content) {
-      if (part.type === 'tool_call' && !tools[part.id]) {
+      if (part.type !== 'tool_call') continue;
+      const key = toolKey(streaming.key, part.id);
+      // Tool events name only the call id: from now on it means this message's call.
+      if (liveCalls?.get(part.id) !== key) liveCalls = new Map(liveCalls).set(part.id, key);
+      if (!Object.hasOwn(tools, key)) {
         tools = {
           ...tools,
-          [part.id]: { id: part.id, name: part.name, status: 'running', output: '', result: null },
+          [key]: { id: part.id, name: part.name, status: 'running', output: '', result: null },
         };
       }
     }
-    return { ...model, items, tools, awaitingNode: streaming.key };
+    return { ...model, items, tools, liveCalls, awaitingNode: streaming.key };
   }
   if (message.role === 'user') {
     const last = model.items[model.items.length - 1];
     return { ...model, awaitingNode: last?.kind === 'user' ? last.key : null };
   }
   if (message.role === 'tool_result') {
-    const previous = model.tools[message.tool_call_id];
+    const key = liveCard(model, message.tool_call_id);
+    if (!key) return { ...model, awaitingNode: null };
+    const previous = Object.hasOwn(model.tools, key) ? model.tools[key] : undefined;
     const tool = toolFromResult(
       message.tool_call_id,
       message.tool_name,
@@ -411,15 +583,26 @@ function endMessage(model: ChatModel, message: AgentMessage): ChatModel {
       { content: message.content, details: message.details ?? null },
       previous,
     );
-    return { ...model, tools: { ...model.tools, [tool.id]: tool }, awaitingNode: null };
+    return { ...model, tools: { ...model.tools, [key]: tool }, awaitingNode: null };
   }
   return { ...model, awaitingNode: null };
 }
 
-function updateTool(model: ChatModel, id: string, change: (tool: ToolView) => ToolView): ChatModel {
-  const tool = model.tools[id];
-  if (!tool) return model;
-  return { ...model, tools: { ...model.tools, [id]: change(tool) } };
+/** The card a tool event of the current run means: its latest call with that id. Never an
+ * earlier run's card (ids repeat); a window opened during a run takes the latest shown. */
+function liveCard(model: ChatModel, callId: string): string | null {
+  if (model.liveCalls) return model.liveCalls.get(callId) ?? null;
+  return lastCallCard(model.items, callId);
+}
+
+function updateTool(
+  model: ChatModel,
+  callId: string,
+  change: (tool: ToolView) => ToolView,
+): ChatModel {
+  const key = liveCard(model, callId);
+  if (!key || !Object.hasOwn(model.tools, key)) return model;
+  return { ...model, tools: { ...model.tools, [key]: change(model.tools[key]) } };
 }
 
 function appendOutput(output: string, chunk: string): string {
@@ -431,7 +614,13 @@ function appendOutput(output: string, chunk: string): string {
 export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
   switch (event.type) {
     case 'agent_start':
-      return { ...model, running: true, runError: null, retry: null };
+      return {
+        ...dropUnsaved(model),
+        running: true,
+        runError: null,
+        retry: null,
+        liveCalls: new Map(),
+      };
     case 'message_start':
       return startMessage(model, event.message);
     case 'message_update': {
@@ -442,22 +631,31 @@ export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
           ? { ...item, content: applyDelta(item.content, event.delta) }
           : item,
       );
+      const delta = event.delta;
+      if (delta.type === 'tool_call_start') {
+        // From now on the id means this message's call (its card shows as it streams).
+        const liveCalls = new Map(model.liveCalls).set(delta.id, toolKey(streaming.key, delta.id));
+        return { ...model, items, liveCalls };
+      }
       return { ...model, items };
     }
     case 'message_end':
       return endMessage(model, event.message);
     case 'node_appended': {
       const sessionId = event.session_id;
-      if (!model.awaitingNode) return { ...model, sessionId };
+      // A marker (model or thinking level changed) is a node too: the leaf moves.
+      if (!model.awaitingNode) return { ...model, sessionId, leafId: event.node_id };
       const items = replaceItem(model, model.awaitingNode, (item) => ({
         ...item,
         nodeId: event.node_id,
         siblings: item.siblings.length ? item.siblings : [event.node_id],
       }));
-      return { ...model, items, sessionId, awaitingNode: null };
+      return { ...model, items, sessionId, leafId: event.node_id, awaitingNode: null };
     }
     case 'tool_execution_start': {
-      const existing = model.tools[event.tool_call_id];
+      const key = liveCard(model, event.tool_call_id);
+      if (!key) return model;
+      const existing = Object.hasOwn(model.tools, key) ? model.tools[key] : undefined;
       const tool: ToolView = {
         id: event.tool_call_id,
         name: event.tool_name,
@@ -465,7 +663,7 @@ export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
         output: existing?.output ?? '',
         result: null,
       };
-      return { ...model, tools: { ...model.tools, [tool.id]: tool } };
+      return { ...model, tools: { ...model.tools, [key]: tool } };
     }
     case 'tool_execution_update':
       return updateTool(model, event.tool_call_id, (tool) => ({
@@ -481,14 +679,18 @@ export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
     case 'agent_end':
       return {
         ...model,
+        items: settleStreaming(model),
         running: false,
         retry: null,
         compacting: false,
         tools: settleTools(model.tools),
+        // A failed store write stopped the run (it ends as aborted): its error stays.
         runError:
-          event.status === 'failed' && event.error && event.error.kind !== 'aborted'
-            ? { kind: event.error.kind, message: errorText(event.error) }
-            : null,
+          model.runError?.kind === 'store'
+            ? model.runError
+            : event.status === 'failed' && event.error && event.error.kind !== 'aborted'
+              ? { kind: event.error.kind, message: errorText(event.error) }
+              : null,
       };
     case 'retry_scheduled':
       return {
@@ -505,9 +707,26 @@ export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
     case 'compaction_end':
       return compactionEnded(model, event);
     case 'store_error':
+      return storeFailed(model, event.message);
+    case 'stream_notice':
       return {
         ...model,
-        runError: { kind: 'provider', message: `Could not save the chat: ${event.message}` },
+        streamNotice: {
+          count: (model.streamNotice?.count ?? 0) + 1,
+          skipped: (model.streamNotice?.skipped ?? 0) + event.skipped,
+          message: event.message,
+        },
+      };
+    case 'session_written_elsewhere':
+      // Late news of a session this window has left.
+      if (model.sessionId !== null && event.session_id !== model.sessionId) return model;
+      return {
+        ...model,
+        externalWrite: {
+          count: (model.externalWrite?.count ?? 0) + 1,
+          otherLeafId: event.other_leaf_id ?? null,
+        },
+        reloadWanted: true,
       };
     case 'snapshot_error':
       return {
@@ -528,6 +747,54 @@ export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
   }
 }
 
+/** A store write failed: the run stops, nothing after this point is saved. The turn's items not
+ * stored stay on screen (see `Unsaved`), and retrying sends the unsaved prompt again. */
+function storeFailed(model: ChatModel, message: string): ChatModel {
+  // What has no node yet was not stored: from the last stored item on (or, after an earlier
+  // failure of the same turn, from where that one started).
+  let from = model.items.length;
+  while (from > 0 && model.items[from - 1].nodeId === null) from--;
+  const known = model.unsaved ? indexOfKey(model, model.unsaved.from) : -1;
+  let unsaved = model.unsaved;
+  if (known >= 0 && known <= from) from = known;
+  else if (from < model.items.length) {
+    unsaved = { from: model.items[from].key, parent: model.leafId };
+  }
+  const user = model.items.slice(from).find((item): item is UserItem => item.kind === 'user');
+  const previous = model.runError?.kind === 'store' ? model.runError.unsavedPrompt : null;
+  return {
+    ...model,
+    runError: {
+      kind: 'store',
+      message,
+      unsavedPrompt: user ? { text: user.text, images: user.images } : (previous ?? null),
+    },
+    unsaved,
+    awaitingNode: null,
+    retry: null,
+  };
+}
+
+function indexOfKey(model: ChatModel, key: string): number {
+  return model.items.findIndex((item) => item.key === key);
+}
+
+/** `model` without the turn the store could not save (a new run starts from what is stored). */
+function dropUnsaved(model: ChatModel): ChatModel {
+  if (!model.unsaved) return model;
+  const from = indexOfKey(model, model.unsaved.from);
+  return { ...model, items: from < 0 ? model.items : model.items.slice(0, from), unsaved: null };
+}
+
+/** After a run: a message still streaming was cut off. */
+function settleStreaming(model: ChatModel): ChatItem[] {
+  const streaming = lastStreaming(model);
+  if (!streaming) return model.items;
+  return replaceItem(model, streaming.key, (item) =>
+    item.kind === 'assistant' ? { ...item, status: 'aborted' } : item,
+  );
+}
+
 function compactionEnded(
   model: ChatModel,
   event: Extract<SessionEvent, { type: 'compaction_end' }>,
@@ -545,15 +812,21 @@ function compactionEnded(
     tokensBefore: event.tokens_before,
     tokensAfter: event.tokens_after,
   };
-  return { ...model, compacting: false, items: [...model.items, item], nextKey };
+  return {
+    ...model,
+    compacting: false,
+    items: [...model.items, item],
+    leafId: event.node_id ?? model.leafId,
+    nextKey,
+  };
 }
 
 /** After a run: a tool still "running" was never finished (the run stopped). */
 function settleTools(tools: Record<string, ToolView>): Record<string, ToolView> {
-  const open = Object.values(tools).filter((tool) => tool.status === 'running');
+  const open = Object.entries(tools).filter(([, tool]) => tool.status === 'running');
   if (open.length === 0) return tools;
   const next = { ...tools };
-  for (const tool of open) next[tool.id] = { ...tool, status: 'error' };
+  for (const [key, tool] of open) next[key] = { ...tool, status: 'error' };
   return next;
 }
 
@@ -572,7 +845,9 @@ export function applyEvents(model: ChatModel, events: readonly SessionEvent[]): 
 export function truncateFrom(model: ChatModel, key: string): ChatModel {
   const index = model.items.findIndex((item) => item.key === key);
   if (index < 0) return model;
-  return { ...model, items: model.items.slice(0, index), runError: null };
+  const from = model.unsaved ? indexOfKey(model, model.unsaved.from) : -1;
+  const unsaved = from >= 0 && from < index ? model.unsaved : null;
+  return { ...model, items: model.items.slice(0, index), runError: null, unsaved };
 }
 
 /** A tool call's arguments as display text: each `key: value` on its own line. */

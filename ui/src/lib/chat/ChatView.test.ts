@@ -2,7 +2,7 @@ import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import * as ipc from '../../ipc';
-import type { ModelGroup, SessionView } from '../../ipc/wire';
+import type { AgentMessage, AssistantContent, ModelGroup, SessionView } from '../../ipc/wire';
 import { ChatStore } from '../../state/chat.svelte';
 import { emit, EMPTY_VIEW, STATE } from '../../test-ipc';
 import { settingsDialog } from '../../state/settings.svelte';
@@ -298,6 +298,168 @@ describe('the chat', () => {
     );
     await user.click(within(screen.getByTestId('snapshot-notice')).getByRole('button'));
     expect(screen.queryByTestId('snapshot-notice')).not.toBeInTheDocument();
+  });
+
+  it('keeps a turn the store could not save, says so, and sends it again', async () => {
+    const { user, onerror } = await setup();
+    emit(
+      { type: 'agent_start' },
+      {
+        type: 'message_start',
+        message: { role: 'user', content: [{ type: 'text', text: 'fix it' }] },
+      },
+      {
+        type: 'message_end',
+        message: { role: 'user', content: [{ type: 'text', text: 'fix it' }] },
+      },
+      { type: 'store_error', message: 'database or disk is full' },
+      { type: 'agent_end', messages: [], status: 'aborted', error: { kind: 'aborted' } },
+    );
+    const error = await screen.findByTestId('run-error');
+    expect(error).toHaveAttribute('data-kind', 'store');
+    expect(error).toHaveAttribute('role', 'alert');
+    expect(error).toHaveTextContent('The chat could not be saved');
+    expect(error).toHaveTextContent('database or disk is full');
+    expect(error).toHaveTextContent('Nothing after this point was saved');
+    // The chat read the stored branch again after the run: the unsaved message is still shown.
+    await waitFor(() => expect(ipc.sessionView).toHaveBeenCalled());
+    const messages = screen.getAllByTestId('message');
+    expect(messages.map((m) => m.dataset.role)).toEqual(['user', 'assistant', 'user']);
+    expect(messages[2]).toHaveTextContent('fix it');
+    expect(messages[2]).not.toHaveAttribute('data-node-id');
+    expect(
+      screen.getByText('Not saved: the messages below are only in this window.'),
+    ).toBeInTheDocument();
+    expect(within(error).getByTestId('run-retry')).toHaveTextContent('Send again');
+    // Still failing to start: the error (and its prompt) stays.
+    vi.mocked(ipc.prompt).mockRejectedValueOnce(new ipc.ArborError('store', 'disk full'));
+    await user.click(within(error).getByTestId('run-retry'));
+    await waitFor(() => expect(onerror).toHaveBeenCalled());
+    const still = await screen.findByTestId('run-error');
+    expect(still).toHaveAttribute('data-kind', 'store');
+    await user.click(within(still).getByTestId('run-retry'));
+    expect(ipc.prompt).toHaveBeenCalledTimes(2);
+    expect(ipc.prompt).toHaveBeenLastCalledWith('fix it', []);
+    expect(ipc.regenerate).not.toHaveBeenCalled();
+    // The new run starts from what is stored: the unsaved copy leaves, the new one streams.
+    emit(
+      { type: 'agent_start' },
+      {
+        type: 'message_start',
+        message: { role: 'user', content: [{ type: 'text', text: 'fix it' }] },
+      },
+    );
+    await waitFor(() => expect(screen.getAllByTestId('message')).toHaveLength(3));
+    expect(
+      screen.queryByText('Not saved: the messages below are only in this window.'),
+    ).not.toBeInTheDocument();
+    expect(screen.queryByTestId('run-error')).not.toBeInTheDocument();
+  });
+
+  it('shows each reused tool call id with its own output', async () => {
+    const call = (path: string): AssistantContent => ({
+      type: 'tool_call',
+      id: 'call_1',
+      name: 'read',
+      arguments: { path },
+    });
+    const result = (text: string): AgentMessage => ({
+      role: 'tool_result',
+      tool_call_id: 'call_1',
+      tool_name: 'read',
+      content: [{ type: 'text', text }],
+      is_error: false,
+    });
+    const base = { aborted: false, label: null, summary: null, tokens_before: null };
+    const assistant = (content: AssistantContent[]): AgentMessage => ({
+      role: 'assistant',
+      content,
+      api: 'openai-completions',
+      provider: 'mock',
+      model: 'm1',
+      usage: USAGE,
+      stop_reason: 'tool_use',
+    });
+    await setup({
+      ...VIEW,
+      entries: [
+        { ...VIEW.entries[0], node_id: 'u1', sibling_ids: ['u1'] },
+        {
+          ...base,
+          node_id: 'a1',
+          parent_id: 'u1',
+          kind: 'assistant',
+          sibling_ids: ['a1'],
+          message: assistant([call('a.txt')]),
+        },
+        {
+          ...base,
+          node_id: 'r1',
+          parent_id: 'a1',
+          kind: 'tool_result',
+          sibling_ids: ['r1'],
+          message: result('alpha'),
+        },
+        {
+          ...base,
+          node_id: 'a2',
+          parent_id: 'r1',
+          kind: 'assistant',
+          sibling_ids: ['a2'],
+          message: assistant([call('b.txt')]),
+        },
+        {
+          ...base,
+          node_id: 'r2',
+          parent_id: 'a2',
+          kind: 'tool_result',
+          sibling_ids: ['r2'],
+          message: result('beta'),
+        },
+      ],
+    });
+    const cards = screen.getAllByTestId('tool-card');
+    expect(cards).toHaveLength(2);
+    expect(within(cards[0]).getByTestId('tool-args')).toHaveTextContent('path: a.txt');
+    expect(within(cards[0]).getByTestId('tool-output')).toHaveTextContent('alpha');
+    expect(within(cards[1]).getByTestId('tool-args')).toHaveTextContent('path: b.txt');
+    expect(within(cards[1]).getByTestId('tool-output')).toHaveTextContent('beta');
+  });
+
+  it('reads the chat again when another window wrote to it, after a run', async () => {
+    const { user } = await setup();
+    emit({ type: 'agent_start' }, { type: 'session_written_elsewhere', session_id: 's1' });
+    const notice = await screen.findByTestId('external-write-notice');
+    expect(notice).toHaveAttribute('role', 'status');
+    expect(notice).toHaveTextContent(
+      'This chat was changed in another window or terminal; its turns appear as a branch in the tree.',
+    );
+    // Not while the run streams into the chat.
+    expect(ipc.sessionView).not.toHaveBeenCalled();
+    emit({ type: 'agent_end', messages: [], status: 'completed' });
+    await waitFor(() => expect(ipc.sessionView).toHaveBeenCalledTimes(1));
+    // With no run, at once.
+    emit({ type: 'session_written_elsewhere', session_id: 's1' });
+    await waitFor(() => expect(ipc.sessionView).toHaveBeenCalledTimes(2));
+    await user.click(within(screen.getByTestId('external-write-notice')).getByRole('button'));
+    expect(screen.queryByTestId('external-write-notice')).not.toBeInTheDocument();
+  });
+
+  it('shows stream notices, counted, and dismisses them', async () => {
+    const { user } = await setup();
+    emit(
+      { type: 'agent_start' },
+      { type: 'stream_notice', message: 'Skipped 2 events that were not valid JSON', skipped: 2 },
+    );
+    const notice = await screen.findByTestId('stream-notice');
+    expect(notice).toHaveAttribute('role', 'status');
+    expect(notice).toHaveTextContent('Skipped 2 events that were not valid JSON');
+    emit({ type: 'stream_notice', message: 'Skipped 1 event that was not valid JSON', skipped: 1 });
+    await waitFor(() => expect(notice).toHaveTextContent('2 times, 3 events skipped in all'));
+    expect(screen.queryByTestId('run-error')).not.toBeInTheDocument();
+    expect(screen.getByTestId('stop')).toBeInTheDocument();
+    await user.click(within(notice).getByRole('button', { name: /Dismiss/ }));
+    expect(screen.queryByTestId('stream-notice')).not.toBeInTheDocument();
   });
 
   it('refuses an image for a model that takes none, and says why', async () => {

@@ -44,6 +44,11 @@ export function adviceFor(error: RunError, keyEnv: string | null): ErrorAdvice {
         title: 'The provider could not be reached',
         action: 'Check the network (and the base URL of a local model), then retry.',
       };
+    case 'store':
+      return {
+        title: 'The chat could not be saved',
+        action: `Nothing after this point was saved, and the run was stopped. Free some disk space or check Arbor’s data folder, then ${error.unsavedPrompt ? 'send the message again' : 'ask for the answer again'}.`,
+      };
     case 'provider':
     case 'aborted':
       return { title: 'The provider reported an error', action: 'Retry, or pick another model.' };

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import App from '../../App.svelte';
 import * as ipc from '../../ipc';
 import type { SessionTreeView, TreeNodeView } from '../../ipc/wire';
-import { landedAt, REPO, TREE } from '../../test-ipc';
+import { emit, landedAt, REPO, TREE } from '../../test-ipc';
 
 vi.mock('../../ipc', async (importOriginal) => {
   const { fakeIpc } = await import('../../test-ipc');
@@ -88,6 +88,31 @@ describe('the tree panel', () => {
     await waitFor(() => expect(ipc.sessionTreeSince).toHaveBeenCalledWith(TREE.nodes.length));
     await waitFor(() => expect(node('u3').dataset.onPath).toBe('true'));
     expect(ipc.sessionTree).toHaveBeenCalledTimes(1);
+  });
+
+  it('reads the whole tree again when another window or terminal wrote to the session', async () => {
+    // The delta would say nothing is new: only a whole read shows the other writer's turn.
+    vi.mocked(ipc.sessionTreeSince).mockImplementation(async (since) => ({
+      session_id: TREE.session_id,
+      leaf_id: TREE.leaf_id,
+      from: since,
+      nodes: [],
+    }));
+    await openTree();
+    const written = { ...TREE, nodes: [...TREE.nodes, turn('u9', 'a1b', 'user')] };
+    vi.mocked(ipc.sessionTree).mockImplementation(async () => written);
+    emit({
+      type: 'session_written_elsewhere',
+      session_id: TREE.session_id ?? '',
+      other_leaf_id: 'u9',
+    });
+    await waitFor(() => expect(screen.getAllByTestId('tree-node')).toHaveLength(5));
+    expect(node('u9').dataset.onPath).toBe('false');
+    expect(screen.getByTestId('external-write-notice')).toHaveTextContent(
+      'changed in another window or terminal',
+    );
+    // The chat read its branch again too.
+    expect(ipc.sessionView).toHaveBeenCalled();
   });
 
   it('goes to a turn on click; a user message comes back into the composer', async () => {
