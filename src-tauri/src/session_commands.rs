@@ -52,6 +52,7 @@ pub async fn start_session(
             system_prompt: None,
             append_system_prompt: None,
             tool_environment: arbor.tool_environment(&[]),
+            stream_idle_timeout: arbor.settings().stream_idle_timeout(),
         };
         let start = session_id.map_or(SessionStart::Latest, SessionStart::Resume);
         let mut session = arbor.start_session(config, Some(start))?;

@@ -40,7 +40,7 @@ pub const ABORTED_WHILE_RUNNING: &str =
 pub const NOT_RUN_ABORTED: &str =
     "Not run: the user cancelled the run before this tool call started.";
 /// The result of the calls of a response cut off by the output token limit.
-pub const NOT_RUN_LENGTH: &str = "Not run: the response hit the output token limit, so this tool call's arguments may be incomplete. Make the call again, with less output before it if needed.";
+pub const NOT_RUN_LENGTH: &str = "Not run: the response was cut off (the output token limit, or the provider ended the stream early), so this tool call's arguments may be incomplete. Make the call again, with less output before it if needed.";
 /// The result of the calls of a response that failed.
 pub const NOT_RUN_FAILED: &str = "Not run: the response failed before this tool call was complete.";
 /// What a result with no content says (some providers reject empty tool results).

@@ -211,6 +211,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             &cli.agent,
             &cwd,
             tool_environment,
+            settings.stream_idle_timeout(),
         ) {
             Ok(session) => session,
             Err(arbor_coding::app::AppError::Tools(error)) => return usage(&error.to_string()),

@@ -74,7 +74,8 @@ pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Resu
                 if let Some(message) = final_message {
                     if message.stop_reason == StopReason::Length {
                         eprintln!(
-                            "arbor: the answer was cut off at the model's output limit ({} tokens)",
+                            "arbor: the answer was cut off (the model's output limit of {} \
+                             tokens, or the provider ended the stream early)",
                             session.selection.model.max_output_tokens
                         );
                     }

@@ -100,6 +100,7 @@ pub fn start(
     args: &AgentArgs,
     cwd: &Path,
     tool_environment: ToolEnvironment,
+    stream_idle_timeout: std::time::Duration,
 ) -> Result<LiveSession, AppError> {
     LiveSession::start(SessionConfig {
         cwd: cwd.to_owned(),
@@ -109,5 +110,6 @@ pub fn start(
         system_prompt: args.system_prompt.clone(),
         append_system_prompt: args.append_system_prompt.clone(),
         tool_environment,
+        stream_idle_timeout,
     })
 }

@@ -70,6 +70,7 @@ fn open_chat(data: &Path, project: &Path, runtime: &tokio::runtime::Runtime) -> 
         system_prompt: None,
         append_system_prompt: None,
         tool_environment: app.tool_environment(&[]),
+        stream_idle_timeout: arbor_llm::DEFAULT_STREAM_IDLE_TIMEOUT,
     };
     let session = app
         .start_session(config, Some(SessionStart::Latest))

@@ -2,10 +2,15 @@
 //!
 //! Parsers only call these methods; each one emits an [`AssistantEvent`] and folds it into the
 //! partial message, so the events a consumer sees always reproduce the final message.
+//!
+//! A tool call whose argument text was cut off (the provider ended the message normally, but
+//! the JSON is unfinished) keeps its partial reading for display, and a successful end then
+//! reports stop reason `length`: consumers never execute the calls of such a message, exactly
+//! as for a call cut off by the output token limit.
 
 use crate::error::LlmError;
 use crate::events::AssistantEvent;
-use crate::partial_json::parse_arguments;
+use crate::partial_json::{arguments_are_complete, parse_arguments};
 use crate::types::{
     Api, AssistantContent, AssistantMessage, JsonObject, StopReason, TextContent, ThinkingContent,
     ToolCall,
@@ -22,6 +27,8 @@ pub(crate) struct MessageBuilder {
     finished: bool,
     /// Content indexes of blocks started and not yet ended, in order.
     open: Vec<usize>,
+    /// Content indexes of tool calls whose arguments did not arrive whole.
+    cut_off_calls: Vec<usize>,
 }
 
 impl MessageBuilder {
@@ -34,6 +41,7 @@ impl MessageBuilder {
             started: false,
             finished: false,
             open: Vec::new(),
+            cut_off_calls: Vec::new(),
         }
     }
 
@@ -68,6 +76,7 @@ impl MessageBuilder {
     pub(crate) fn restart(&mut self) {
         self.message = self.blank.clone();
         self.open.clear();
+        self.cut_off_calls.clear();
         self.started = true;
         let message = self.message.clone();
         self.emit(AssistantEvent::Start { message });
@@ -137,6 +146,23 @@ impl MessageBuilder {
         });
     }
 
+    /// Sets a tool call's final arguments from its whole raw text, remembering whether that
+    /// text is complete JSON.
+    pub(crate) fn finish_tool_arguments(&mut self, content_index: usize, raw: &str) {
+        if let Some(call) = self.tool_call_mut(content_index) {
+            call.arguments = parse_arguments(raw);
+        }
+        self.set_cut_off(content_index, !arguments_are_complete(raw));
+    }
+
+    /// Marks a tool call as cut off (or not: a later, authoritative text may complete it).
+    pub(crate) fn set_cut_off(&mut self, content_index: usize, cut_off: bool) {
+        self.cut_off_calls.retain(|index| *index != content_index);
+        if cut_off {
+            self.cut_off_calls.push(content_index);
+        }
+    }
+
     pub(crate) fn text_mut(&mut self, content_index: usize) -> Option<&mut TextContent> {
         match self.message.content.get_mut(content_index) {
             Some(AssistantContent::Text(text)) => Some(text),
@@ -189,6 +215,8 @@ impl MessageBuilder {
     }
 
     /// Ends the stream successfully. A stop reason of `error`/`aborted` must use [`Self::fail`].
+    /// With a cut-off tool call the stop reason is `length`, whatever the provider said, so
+    /// that no call of the message is executed with arguments that are not all there.
     pub(crate) fn done(&mut self, stop_reason: StopReason) {
         if self.finished {
             return;
@@ -196,7 +224,11 @@ impl MessageBuilder {
         self.ensure_started();
         self.close_all();
         self.finished = true;
-        self.message.stop_reason = stop_reason;
+        self.message.stop_reason = if self.cut_off_calls.is_empty() {
+            stop_reason
+        } else {
+            StopReason::Length
+        };
         let message = self.message.clone();
         self.emit(AssistantEvent::Done { message });
     }

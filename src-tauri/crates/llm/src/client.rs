@@ -6,7 +6,14 @@
 //! `RetryInfo`) when it gives one, else exponential backoff; a server wait longer than
 //! [`RetryPolicy::max_server_delay`] fails at once with a message that says so. Cancelling ends
 //! the stream promptly with what was received and stop reason `aborted`, and drops the request.
+//!
+//! A provider that goes quiet (no response, or no bytes of the body, for
+//! [`LlmClient::stream_idle_timeout`], default [`DEFAULT_STREAM_IDLE_TIMEOUT`]) ends the request
+//! with a retryable network error saying so, instead of leaving it waiting for ever: before the
+//! body starts the retry policy applies; after, the caller decides (as for a dropped
+//! connection). Events that could not be read are reported to [`LlmClient::on_stream_notice`].
 
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,44 +25,28 @@ use crate::classify::{classify_http_error, classify_stream_error};
 use crate::error::LlmError;
 use crate::events::AssistantEvent;
 use crate::model::Model;
-use crate::protocols::StreamDecoder;
+use crate::protocols::{events_phrase, StreamDecoder};
 use crate::request::{build_request, HttpRequest, RequestOptions};
+use crate::retry::Retry;
+pub use crate::retry::{RetryNotice, RetryPolicy};
 use crate::types::{AssistantMessage, Context};
 
-/// When and how often to retry.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RetryPolicy {
-    /// Retries after the first attempt.
-    pub max_retries: u32,
-    /// First backoff; doubled for each further retry.
-    pub initial_delay: Duration,
-    /// Cap on the computed backoff.
-    pub max_delay: Duration,
-    /// The longest server-requested wait honoured; longer ones fail at once.
-    pub max_server_delay: Duration,
-}
+/// How long a provider may stay silent (no response headers, or no body bytes) before the
+/// request ends as a retryable network error. Long enough for a slow first token of a large
+/// prompt; short enough that a dead connection does not hang a run.
+pub const DEFAULT_STREAM_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        Self {
-            max_retries: 3,
-            initial_delay: Duration::from_secs(1),
-            max_delay: Duration::from_secs(30),
-            max_server_delay: Duration::from_secs(60),
-        }
-    }
-}
-
-/// Told to the retry observer before each wait.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RetryNotice {
-    /// 1 for the first retry.
-    pub attempt: u32,
-    pub delay: Duration,
-    pub error: LlmError,
+/// Told to the stream notice observer at the end of a stream that had events it could not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamNotice {
+    /// Says what happened, for a front end to show as it is.
+    pub message: String,
+    /// How many events were skipped.
+    pub skipped: u32,
 }
 
 type RetryObserver = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
+type NoticeObserver = Arc<dyn Fn(&StreamNotice) + Send + Sync>;
 
 /// Streams completions over HTTP. Cheap to clone; share one per process.
 #[derive(Clone)]
@@ -63,6 +54,8 @@ pub struct LlmClient {
     http: reqwest::Client,
     retry: RetryPolicy,
     on_retry: Option<RetryObserver>,
+    idle_timeout: Duration,
+    on_notice: Option<NoticeObserver>,
 }
 
 impl LlmClient {
@@ -77,7 +70,32 @@ impl LlmClient {
             http,
             retry: RetryPolicy::default(),
             on_retry: None,
+            idle_timeout: DEFAULT_STREAM_IDLE_TIMEOUT,
+            on_notice: None,
         })
+    }
+
+    /// How long the provider may send nothing (while the response is awaited, or between two
+    /// pieces of the body) before the request ends with a retryable network error. `ZERO`
+    /// waits for ever.
+    pub fn stream_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// The idle timeout this client applies ([`LlmClient::stream_idle_timeout`]).
+    pub fn idle_timeout(&self) -> Duration {
+        self.idle_timeout
+    }
+
+    /// Called at the end of a stream in which events could not be read and were skipped
+    /// (front ends show it; the answer may be missing parts).
+    pub fn on_stream_notice(
+        mut self,
+        observer: impl Fn(&StreamNotice) + Send + Sync + 'static,
+    ) -> Self {
+        self.on_notice = Some(Arc::new(observer));
+        self
     }
 
     pub fn with_retry_policy(mut self, retry: RetryPolicy) -> Self {
@@ -175,7 +193,27 @@ impl LlmClient {
             }
         };
         body_started.store(true, Ordering::Release);
-        read_body(model, response, &mut decoder, cancel, emit).await
+        let message = read_body(
+            model,
+            response,
+            &mut decoder,
+            cancel,
+            self.idle_timeout,
+            emit,
+        )
+        .await;
+        let skipped = decoder.skipped();
+        if let (Some(observer), true) = (&self.on_notice, skipped > 0) {
+            observer(&StreamNotice {
+                message: format!(
+                    "{} from the provider could not be read (not valid JSON) and {} skipped; the answer may be missing parts",
+                    events_phrase(skipped),
+                    if skipped == 1 { "was" } else { "were" }
+                ),
+                skipped,
+            });
+        }
+        message
     }
 
     async fn send(
@@ -190,7 +228,9 @@ impl LlmClient {
         let response = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(LlmError::Aborted),
-            response = builder.send() => response.map_err(network_error)?,
+            response = within(self.idle_timeout, builder.send()) => {
+                response?.map_err(network_error)?
+            }
         };
         let status = response.status();
         if status.is_success() {
@@ -208,7 +248,7 @@ impl LlmClient {
         let body = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(LlmError::Aborted),
-            body = response.text() => body.unwrap_or_default(),
+            body = within(self.idle_timeout, response.text()) => body?.unwrap_or_default(),
         };
         let mut error = classify_http_error(status.as_u16(), retry_after.as_deref(), &body);
         // OpenAI's millisecond header is more precise than `Retry-After`.
@@ -234,49 +274,23 @@ impl LlmClient {
     }
 }
 
-impl RetryPolicy {
-    /// Whether to retry after `error` when `attempt` retries were made already: `Ok(wait)`, or
-    /// `Err` with the error to report (the same one, or one saying the server's wait is too
-    /// long).
-    pub fn decide(&self, error: &LlmError, attempt: u32) -> Result<Duration, LlmError> {
-        if !error.is_retryable() || attempt >= self.max_retries {
-            return Err(error.clone());
-        }
-        match error.retry_after() {
-            Some(wait) if wait > self.max_server_delay => {
-                Err(too_long(error, self.max_server_delay))
-            }
-            Some(wait) => Ok(wait),
-            None => {
-                let factor = 2u32.saturating_pow(attempt);
-                Ok(self
-                    .initial_delay
-                    .saturating_mul(factor)
-                    .min(self.max_delay))
-            }
-        }
+/// `future`, unless the provider stays silent for `limit` first (`ZERO`: no limit).
+async fn within<F: Future>(limit: Duration, future: F) -> Result<F::Output, LlmError> {
+    if limit.is_zero() {
+        return Ok(future.await);
     }
+    tokio::time::timeout(limit, future)
+        .await
+        .map_err(|_| stalled_error(limit))
 }
 
-enum Retry {
-    After(Duration),
-    No(LlmError),
-}
-
-/// The same error, saying the requested wait is beyond what Arbor waits on its own.
-fn too_long(error: &LlmError, limit: Duration) -> LlmError {
-    match error {
-        LlmError::RateLimited {
-            message,
-            retry_after_ms,
-        } => LlmError::RateLimited {
-            message: format!(
-                "{message} (the requested wait is longer than the {}s Arbor waits on its own, so it did not retry)",
-                limit.as_secs()
-            ),
-            retry_after_ms: *retry_after_ms,
-        },
-        other => other.clone(),
+/// The error of a provider that went quiet: retryable, like any network failure.
+pub fn stalled_error(limit: Duration) -> LlmError {
+    LlmError::Network {
+        message: format!(
+            "no data from the provider for {} s, so Arbor stopped waiting",
+            limit.as_secs_f64()
+        ),
     }
 }
 
@@ -319,6 +333,7 @@ async fn read_body(
     mut response: reqwest::Response,
     decoder: &mut StreamDecoder,
     cancel: &CancellationToken,
+    idle_timeout: Duration,
     emit: &mut (dyn FnMut(AssistantEvent) + Send),
 ) -> AssistantMessage {
     let is_json = response
@@ -331,7 +346,10 @@ async fn read_body(
         let body = tokio::select! {
             biased;
             _ = cancel.cancelled() => return finish(model, decoder.fail(LlmError::Aborted), emit),
-            body = response.text() => body.unwrap_or_default(),
+            body = within(idle_timeout, response.text()) => match body {
+                Ok(body) => body.unwrap_or_default(),
+                Err(stalled) => return finish(model, decoder.fail(stalled), emit),
+            },
         };
         let error = match serde_json::from_str::<serde_json::Value>(&body) {
             Ok(value) if value.get("error").is_some() => classify_stream_error(&value),
@@ -346,10 +364,11 @@ async fn read_body(
         let events = tokio::select! {
             biased;
             _ = cancel.cancelled() => decoder.fail(LlmError::Aborted),
-            chunk = response.chunk() => match chunk {
-                Ok(Some(bytes)) => decoder.feed(&bytes),
-                Ok(None) => decoder.finish(),
-                Err(error) => decoder.fail(network_error(error)),
+            chunk = within(idle_timeout, response.chunk()) => match chunk {
+                Ok(Ok(Some(bytes))) => decoder.feed(&bytes),
+                Ok(Ok(None)) => decoder.finish(),
+                Ok(Err(error)) => decoder.fail(network_error(error)),
+                Err(stalled) => decoder.fail(stalled),
             },
         };
         for event in events {

@@ -17,11 +17,12 @@
 //! | [`sse`] | incremental WHATWG SSE decoder (LF/CR/CRLF, chunk-split safe, flush at EOF) |
 //! | [`partial_json`] | parser for truncated JSON, used to re-parse tool arguments on every delta |
 //! | [`protocols`] | one stream parser per wire protocol, and [`StreamDecoder`] (bytes → events) |
-//! | [`client`] | [`LlmClient`]: HTTP streaming on reqwest, retries with backoff honouring `Retry-After`, abort by `CancellationToken` |
+//! | [`client`] | [`LlmClient`]: HTTP streaming on reqwest, retries with backoff honouring `Retry-After` (the policy in `retry`), abort by `CancellationToken`, an idle timeout for providers that go quiet, notices of unreadable events |
 //! | [`request`] | one request builder per wire protocol (URL, headers, body), and the cross-provider history rewrite |
 //! | [`catalog`] | built-in providers and current models with prices (`catalog/builtin.json`), plus the user's `models.json` |
 //!
-//! `builder` (private) holds the partial message the parsers build through events.
+//! `builder` (private) holds the partial message the parsers build through events; `retry`
+//! (private, re-exported by [`client`]) the retry policy.
 
 pub mod catalog;
 pub mod classify;
@@ -36,8 +37,11 @@ pub mod sse;
 pub mod types;
 
 mod builder;
+mod retry;
 
-pub use client::{AssistantStream, LlmClient, RetryNotice, RetryPolicy};
+pub use client::{
+    AssistantStream, LlmClient, RetryNotice, RetryPolicy, StreamNotice, DEFAULT_STREAM_IDLE_TIMEOUT,
+};
 pub use error::LlmError;
 pub use events::AssistantEvent;
 pub use model::{Model, ThinkingLevel};

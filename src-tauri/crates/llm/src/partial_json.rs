@@ -52,6 +52,20 @@ pub fn is_complete_json(raw: &str) -> bool {
     raw.trim().is_empty() || serde_json::from_str::<Value>(raw).is_ok()
 }
 
+/// Whether the argument text of a finished tool call arrived whole: strict JSON, and for
+/// arguments encoded twice the inner text too. [`parse_arguments`] also reads a cut-off text
+/// (for display while streaming); only arguments for which this holds may be executed.
+pub fn arguments_are_complete(raw: &str) -> bool {
+    if raw.trim().is_empty() {
+        return true;
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(Value::String(inner)) => serde_json::from_str::<Value>(&inner).is_ok(),
+        Ok(_) => true,
+        Err(_) => false,
+    }
+}
+
 enum Parsed {
     /// The value ended properly.
     Complete(Value),
@@ -387,5 +401,17 @@ mod tests {
         );
         assert!(is_complete_json(""));
         assert!(!is_complete_json("{\"a\":"));
+    }
+
+    #[test]
+    fn only_whole_argument_texts_are_complete() {
+        assert!(arguments_are_complete(""));
+        assert!(arguments_are_complete(r#"{"path": "a.txt"}"#));
+        assert!(arguments_are_complete(r#""{\"a\":1}""#));
+        // Cut off mid-string: readable for display, never complete.
+        let cut = r#"{"path": "a.txt", "content": "line 1\nline"#;
+        assert!(!arguments_are_complete(cut));
+        assert_eq!(parse_arguments(cut)["content"], "line 1\nline");
+        assert!(!arguments_are_complete(r#""{\"a\":""#));
     }
 }

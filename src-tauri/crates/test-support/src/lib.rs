@@ -110,6 +110,13 @@
 //! - `error: {"type"?, "message"?}` — overrides the error's type/code/status and message.
 //! - `drop_after_chunks: N` — send N SSE events, then break the connection without finishing
 //!   the chunked body (the client sees an incomplete body). If both are set, the smaller wins.
+//! - `stall_after_chunks: N` — send N SSE events, then nothing: the connection stays open and
+//!   silent until the client goes away, or for `stall_ms` when that is set, after which the
+//!   rest of the stream follows (a provider that hangs, or pauses). N counts the events as
+//!   sent, raw events and a scripted error event included; it combines with the two above.
+//! - `raw_events: [{"after_chunks": N, "text": "data: {oops\n\n"}]` — text sent verbatim after
+//!   the first N events of the format (a malformed event, a comment, keep-alive text); it
+//!   counts as one event for the `*_after_chunks` options. Several at one N keep their order.
 //!
 //! **`{"http_error": {"status", "body"?, "headers"?}}`** — answers with that status; a JSON
 //! `body` is sent as `application/json`, a JSON string verbatim as `text/plain`; `headers` (e.g.
@@ -137,6 +144,7 @@
 mod fixtures;
 mod formats;
 pub mod git_http;
+mod playback;
 mod recording;
 mod script;
 mod server;
@@ -146,7 +154,8 @@ use std::path::PathBuf;
 pub use fixtures::{provider_fixtures_dir, FixturesMissing};
 pub use recording::{RecordedRequest, UnknownApi, WireApi};
 pub use script::{
-    HttpError, Script, Step, StopReason, StreamError, StreamTurn, Turn, Usage, DEFAULT_CHUNK_SIZE,
+    HttpError, RawEvent, Script, Step, StopReason, StreamError, StreamTurn, Turn, Usage,
+    DEFAULT_CHUNK_SIZE,
 };
 pub use server::{MockProvider, REQUESTS_PATH};
 

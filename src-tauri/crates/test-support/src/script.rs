@@ -1,5 +1,5 @@
 //! The script a [`crate::MockProvider`] plays: serde types (the JSON format documented in the
-//! crate docs) and a small builder API for tests.
+//! crate docs) and a small builder API for tests (its chained methods are in `builder`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Error;
+
+mod builder;
 
 /// Characters per streamed delta when a turn does not say otherwise.
 pub const DEFAULT_CHUNK_SIZE: usize = 8;
@@ -55,6 +57,25 @@ pub struct StreamTurn {
     /// After this many SSE events, break the connection without finishing the body.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drop_after_chunks: Option<usize>,
+    /// After this many SSE events, send nothing more (the connection stays open) for
+    /// `stall_ms`, or until the client goes away when that is not set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall_after_chunks: Option<usize>,
+    /// How long the stall lasts before the rest of the stream is sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall_ms: Option<u64>,
+    /// Text sent verbatim between the format's events (a malformed event, a comment…).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub raw_events: Vec<RawEvent>,
+}
+
+/// SSE text the mock sends as it is, after `after_chunks` of the format's own events.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEvent {
+    pub after_chunks: usize,
+    /// Sent verbatim, so it should end with a blank line (`"data: {oops\n\n"`).
+    pub text: String,
 }
 
 /// The type/code and message of a mid-stream error event.
@@ -230,123 +251,6 @@ impl Turn {
 }
 
 impl StreamTurn {
-    #[must_use]
-    pub fn thinking(mut self, text: impl Into<String>) -> Self {
-        self.steps.push(Step::Thinking {
-            text: text.into(),
-            signature: None,
-        });
-        self
-    }
-
-    #[must_use]
-    pub fn thinking_signed(
-        mut self,
-        text: impl Into<String>,
-        signature: impl Into<String>,
-    ) -> Self {
-        self.steps.push(Step::Thinking {
-            text: text.into(),
-            signature: Some(signature.into()),
-        });
-        self
-    }
-
-    #[must_use]
-    pub fn text(mut self, text: impl Into<String>) -> Self {
-        self.steps.push(Step::Text(text.into()));
-        self
-    }
-
-    /// A tool call with a generated id in the format's style (`toolu_…`, `call_…`).
-    #[must_use]
-    pub fn tool_call(mut self, name: impl Into<String>, arguments: Value) -> Self {
-        self.steps.push(Step::ToolCall {
-            id: None,
-            name: name.into(),
-            arguments,
-            raw_arguments: None,
-        });
-        self
-    }
-
-    #[must_use]
-    pub fn tool_call_with_id(
-        mut self,
-        id: impl Into<String>,
-        name: impl Into<String>,
-        arguments: Value,
-    ) -> Self {
-        self.steps.push(Step::ToolCall {
-            id: Some(id.into()),
-            name: name.into(),
-            arguments,
-            raw_arguments: None,
-        });
-        self
-    }
-
-    /// A tool call whose argument text is streamed verbatim (may be invalid JSON).
-    #[must_use]
-    pub fn tool_call_raw(
-        mut self,
-        name: impl Into<String>,
-        raw_arguments: impl Into<String>,
-    ) -> Self {
-        self.steps.push(Step::ToolCall {
-            id: None,
-            name: name.into(),
-            arguments: empty_object(),
-            raw_arguments: Some(raw_arguments.into()),
-        });
-        self
-    }
-
-    #[must_use]
-    pub fn usage(mut self, usage: Usage) -> Self {
-        self.steps.push(Step::Usage(usage));
-        self
-    }
-
-    #[must_use]
-    pub fn stop(mut self, reason: StopReason) -> Self {
-        self.steps.push(Step::Stop(reason));
-        self
-    }
-
-    #[must_use]
-    pub fn chunk_size(mut self, chars: usize) -> Self {
-        self.chunk_size = Some(chars);
-        self
-    }
-
-    #[must_use]
-    pub fn delay_ms(mut self, ms: u64) -> Self {
-        self.delay_ms = ms;
-        self
-    }
-
-    #[must_use]
-    pub fn error_after_chunks(mut self, events: usize) -> Self {
-        self.error_after_chunks = Some(events);
-        self
-    }
-
-    #[must_use]
-    pub fn error(mut self, kind: impl Into<String>, message: impl Into<String>) -> Self {
-        self.error = Some(StreamError {
-            kind: Some(kind.into()),
-            message: Some(message.into()),
-        });
-        self
-    }
-
-    #[must_use]
-    pub fn drop_after_chunks(mut self, events: usize) -> Self {
-        self.drop_after_chunks = Some(events);
-        self
-    }
-
     /// The stop reason: the last `stop` step, else `tool_use` when there is a tool call, else `stop`.
     pub fn stop_reason(&self) -> StopReason {
         let explicit = self.steps.iter().rev().find_map(|step| match step {
@@ -378,6 +282,9 @@ impl StreamTurn {
         if self.chunk_size == Some(0) {
             return Err("chunk_size must be at least 1".to_owned());
         }
+        if self.stall_ms.is_some() && self.stall_after_chunks.is_none() {
+            return Err("stall_ms needs stall_after_chunks".to_owned());
+        }
         for (index, step) in self.steps.iter().enumerate() {
             if let Step::ToolCall {
                 name,
@@ -394,37 +301,6 @@ impl StreamTurn {
             }
         }
         Ok(())
-    }
-}
-
-impl HttpError {
-    #[must_use]
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.insert(name.into(), value.into());
-        self
-    }
-}
-
-impl Usage {
-    pub fn new(input: u64, output: u64) -> Self {
-        Usage {
-            input,
-            output,
-            ..Usage::default()
-        }
-    }
-
-    #[must_use]
-    pub fn cache(mut self, read: u64, write: u64) -> Self {
-        self.cache_read = read;
-        self.cache_write = write;
-        self
-    }
-
-    #[must_use]
-    pub fn reasoning(mut self, tokens: u64) -> Self {
-        self.reasoning = tokens;
-        self
     }
 }
 

@@ -4,13 +4,11 @@ use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use http_body_util::{combinators::BoxBody, BodyExt, Full};
-use hyper::body::{Body, Bytes, Frame, Incoming};
+use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -18,22 +16,19 @@ use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tokio::net::TcpListener;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::task::{JoinHandle, JoinSet};
 
-use crate::formats::{self, Plan};
+use crate::formats::Plan;
+use crate::playback::stream_response;
 use crate::recording::{RecordedRequest, WireApi};
-use crate::script::{HttpError, Script, StreamTurn, Turn};
+use crate::script::{HttpError, Script, Turn};
 use crate::Error;
 
-type ResponseBody = BoxBody<Bytes, io::Error>;
+pub(crate) type ResponseBody = BoxBody<Bytes, io::Error>;
 
 /// The path that returns the recorded requests as JSON.
 pub const REQUESTS_PATH: &str = "/__mock/requests";
-
-/// Before breaking a connection, give hyper time to flush the events already written, so the
-/// client really receives `drop_after_chunks` events before the connection dies.
-const DROP_FLUSH_GRACE: Duration = Duration::from_millis(50);
 
 /// A running mock provider. Dropping it stops the server and closes its connections.
 pub struct MockProvider {
@@ -404,92 +399,6 @@ fn unpersisted_reasoning(body: &Value) -> Option<(StatusCode, String)> {
     ))
 }
 
-fn stream_response(
-    api: WireApi,
-    plan: Plan,
-    turn: StreamTurn,
-    finished: impl FnOnce() + Send + 'static,
-) -> Response<ResponseBody> {
-    let (tx, rx) = mpsc::channel(16);
-    tokio::spawn(async move {
-        // The body ends when every sender is gone: holding a clone until `finished` has run
-        // means a client that read the whole body sees `finished_at_ms` set.
-        let hold_open = tx.clone();
-        if play(api, plan, turn, tx).await {
-            finished();
-        }
-        drop(hold_open);
-    });
-    let mut response = Response::new(ChannelBody(rx).boxed());
-    let headers = response.headers_mut();
-    headers.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream; charset=utf-8"),
-    );
-    headers.insert(
-        HeaderName::from_static("cache-control"),
-        HeaderValue::from_static("no-cache"),
-    );
-    response
-}
-
-/// How a stream ends.
-enum Ending {
-    Complete,
-    Error,
-    Drop,
-}
-
-/// Sends the turn's events into the body channel, with delays, an error event or a drop.
-/// Returns whether every event was handed over (false when the client went away).
-async fn play(
-    api: WireApi,
-    plan: Plan,
-    turn: StreamTurn,
-    tx: mpsc::Sender<Result<Bytes, io::Error>>,
-) -> bool {
-    let events = formats::render(api, &plan);
-    let (limit, ending) = match (turn.drop_after_chunks, turn.error_after_chunks) {
-        (Some(drop), Some(error)) if error < drop => (error, Ending::Error),
-        (Some(drop), _) => (drop, Ending::Drop),
-        (None, Some(error)) => (error, Ending::Error),
-        (None, None) => (events.len(), Ending::Complete),
-    };
-    let sent = limit.min(events.len());
-    let mut out: Vec<Bytes> = events.into_iter().take(limit).collect();
-    if let Ending::Error = ending {
-        let error = turn.error.clone().unwrap_or_default();
-        out.extend(formats::render_error(api, &plan, &error, sent));
-    }
-    let delay = Duration::from_millis(turn.delay_ms);
-    // A pace, not a pause: event n leaves at n × delay, so timer slack does not add up and a
-    // scripted rate (a benchmark's tokens per second) is the rate sent. The first tick is at once.
-    let mut pace = (!delay.is_zero()).then(|| {
-        let mut pace = tokio::time::interval(delay);
-        pace.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
-        pace
-    });
-    for event in out {
-        if let Some(pace) = pace.as_mut() {
-            pace.tick().await;
-        }
-        if tx.send(Ok(event)).await.is_err() {
-            return false; // the client went away
-        }
-    }
-    if let Ending::Drop = ending {
-        tokio::time::sleep(delay + DROP_FLUSH_GRACE).await;
-        // A body error makes hyper abandon the connection without the terminating chunk.
-        let _ = tx
-            .send(Err(io::Error::new(
-                io::ErrorKind::ConnectionAborted,
-                "mock provider: connection dropped as scripted",
-            )))
-            .await;
-    }
-    true
-}
-
 fn http_error(error: &HttpError) -> Response<ResponseBody> {
     let (content_type, body) = match &error.body {
         Value::String(text) => ("text/plain; charset=utf-8", text.clone()),
@@ -576,22 +485,4 @@ fn full(status: StatusCode, content_type: &'static str, body: String) -> Respons
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     response
-}
-
-/// A streaming body fed by [`play`]; an `Err` item aborts the connection mid-body.
-struct ChannelBody(mpsc::Receiver<Result<Bytes, io::Error>>);
-
-impl Body for ChannelBody {
-    type Data = Bytes;
-    type Error = io::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
-        self.get_mut()
-            .0
-            .poll_recv(cx)
-            .map(|item| item.map(|result| result.map(Frame::data)))
-    }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use arbor_test_support::{
     Error, MockProvider, RecordedRequest, Script, Step, StopReason, Turn, Usage, WireApi,
 };
-use common::{call, call_with, endpoint, parse_sse, request_body, start};
+use common::{call, call_with, endpoint, open_stream, parse_sse, read_events, request_body, start};
 use futures_util::StreamExt;
 use serde_json::json;
 
@@ -390,4 +390,65 @@ async fn a_required_key_is_checked_in_every_format_and_a_wrong_one_consumes_no_t
     }
     let parsed = Script::from_json(r#"{"require_api_key": "k", "turns": []}"#).unwrap();
     assert_eq!(parsed.require_api_key.as_deref(), Some("k"));
+}
+
+#[tokio::test]
+async fn a_stall_keeps_the_connection_open_and_silent() {
+    for api in WireApi::ALL {
+        let turn = Turn::stream().text("abcdef").chunk_size(1);
+        let mock = start(turn.stall_after_chunks(2)).await;
+        let mut stream = Box::pin(open_stream(&mock, api).await);
+        let mut received = String::new();
+        read_events(&mut stream, &mut received, 2).await;
+        assert_eq!(parse_sse(&received).len(), 2, "{api}");
+        let next = tokio::time::timeout(Duration::from_millis(300), stream.next()).await;
+        assert!(next.is_err(), "{api}: something arrived during the stall");
+    }
+}
+
+#[tokio::test]
+async fn a_timed_stall_pauses_then_sends_the_rest() {
+    let turn = Turn::stream().text("abcdef").chunk_size(1);
+    let mock = start(turn.stall_for(2, 200)).await;
+    let mut stream = Box::pin(open_stream(&mock, WireApi::OpenAiCompletions).await);
+    let mut received = String::new();
+    read_events(&mut stream, &mut received, 2).await;
+    let paused = tokio::time::Instant::now();
+    while let Some(bytes) = stream.next().await {
+        received.push_str(&String::from_utf8_lossy(&bytes.unwrap()));
+    }
+    assert!(paused.elapsed() >= Duration::from_millis(150));
+    // role chunk + 6 letters + finish + usage + [DONE], all of them
+    assert_eq!(parse_sse(&received).len(), 10);
+    let bad = Script::from_json(r#"{"turns": [{"stream": {"steps": [], "stall_ms": 5}}]}"#);
+    assert!(matches!(bad, Err(Error::InvalidScript { turn: 0, .. })));
+}
+
+#[tokio::test]
+async fn raw_events_are_spliced_in_verbatim() {
+    for api in WireApi::ALL {
+        let turn = Turn::stream()
+            .text("hi")
+            .raw_event(1, "data: {not json\n\n")
+            .raw_event(1, ": a comment\n\n")
+            .raw_event(99, "data: after the end\n\n");
+        let mock = start(turn).await;
+        let plain = call(&mock, api).await.events();
+        let mock = start(Turn::text("hi")).await;
+        let reference = call(&mock, api).await.events();
+        // The comment is no event; the two data events sit where they were put.
+        assert_eq!(plain.len(), reference.len() + 2, "{api}");
+        assert_eq!(plain[0], reference[0], "{api}");
+        assert_eq!(plain[1].data, "{not json", "{api}");
+        assert_eq!(plain[2..plain.len() - 1], reference[1..], "{api}");
+        assert_eq!(plain.last().unwrap().data, "after the end", "{api}");
+    }
+    let script = Script::from_json(
+        r#"{"turns": [{"stream": {"steps": [], "raw_events": [{"after_chunks": 1, "text": "data: x\n\n"}]}}]}"#,
+    )
+    .unwrap();
+    let Turn::Stream(turn) = &script.turns[0] else {
+        panic!("stream expected")
+    };
+    assert_eq!(turn.raw_events[0].text, "data: x\n\n");
 }

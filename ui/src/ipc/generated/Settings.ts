@@ -26,4 +26,10 @@ githubHost?: string | null,
  * Extra patterns (`.gitignore` syntax) left out of code snapshots, beside the project's
  * own ignore files: such files are never recorded, restored or deleted by a restore.
  */
-snapshotIgnores?: Array<string>, };
+snapshotIgnores?: Array<string>, 
+/**
+ * Seconds a provider's stream may stay silent before the request is given up as a
+ * (retryable) network error; default [`arbor_llm::DEFAULT_STREAM_IDLE_TIMEOUT`] (120 s).
+ * Slow local models may need more.
+ */
+streamIdleTimeoutSecs?: number | null, };

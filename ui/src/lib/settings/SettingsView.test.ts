@@ -272,6 +272,12 @@ describe('the settings view', () => {
       screen.getByTestId('settings-snapshot-ignores'),
       '*.sqlite{Enter}{Enter} data/ ',
     );
+    await user.type(screen.getByTestId('settings-stream-idle-timeout'), '5m');
+    await user.click(screen.getByTestId('settings-defaults-save'));
+    expect(await screen.findByText(/whole number of seconds/)).toBeVisible();
+    expect(ipc.saveSettings).not.toHaveBeenCalled();
+    await user.clear(screen.getByTestId('settings-stream-idle-timeout'));
+    await user.type(screen.getByTestId('settings-stream-idle-timeout'), '300');
     await user.click(screen.getByTestId('settings-defaults-save'));
     expect(ipc.saveSettings).toHaveBeenCalledWith({
       defaultModel: null,
@@ -280,6 +286,7 @@ describe('the settings view', () => {
       workspacesDir: null,
       githubHost: null,
       snapshotIgnores: ['*.sqlite', 'data/'],
+      streamIdleTimeoutSecs: 300,
     });
   });
 });

@@ -115,7 +115,7 @@ async fn unknown_tools_invalid_arguments_and_failing_tools_become_error_results(
             Turn::stream()
                 .tool_call_with_id("c1", "nope", json!({}))
                 .tool_call_with_id("c2", "add", json!({"a": "x"}))
-                .tool_call_raw("echo", "{\"text\": ")
+                .tool_call_raw("echo", "{\"txt\": 1}")
                 .tool_call_with_id("c4", "fail", json!({}))
                 .tool_call_with_id("c5", "panic", json!({})),
         )
@@ -169,6 +169,26 @@ async fn unknown_tools_invalid_arguments_and_failing_tools_become_error_results(
         .filter(|e| matches!(e, AgentEvent::ToolExecutionEnd { is_error: true, .. }))
         .count();
     assert_eq!(errors, 5);
+}
+
+/// A stream that ends normally with a tool call's arguments cut off mid-string: the call is
+/// never run with "completed" arguments (a `write` once replaced a 1,000-line file with 16
+/// bytes); it gets the not-run result the model reads, as after `finish_reason: length`.
+#[tokio::test]
+async fn a_cut_off_tool_call_is_not_run() {
+    let script = arbor_test_support::Script::new()
+        .turn(Turn::stream().tool_call_raw("echo", "{\"text\": \"only the begin"))
+        .turn(Turn::text("Sorry."));
+    let mut h = Harness::start(WireApi::OpenAiCompletions, script).await;
+    let outcome = h.agent.prompt("Echo a lot", Vec::new()).await.unwrap();
+    let results = tool_results(&outcome.messages);
+    assert_eq!(results.len(), 1);
+    assert!(results[0].is_error);
+    // The not-run text, not the echo of a completed `{"text": "only the begin"}`.
+    assert_eq!(text_of(&results[0]), arbor_agent::NOT_RUN_LENGTH);
+    // The run stops there: the model is not asked again with a half-made call.
+    assert_eq!(h.mock.requests().len(), 1);
+    assert_every_call_answered(&outcome.messages);
 }
 
 #[tokio::test]

@@ -35,6 +35,9 @@ pub struct SessionConfig {
     /// What tool processes must not inherit (see [`super::tool_environment`]); the session adds
     /// its own key, and cleans tool output of every key listed here.
     pub tool_environment: ToolEnvironment,
+    /// How long the provider's stream may stay silent before the request fails as a
+    /// retryable network error (the settings' `streamIdleTimeoutSecs`).
+    pub stream_idle_timeout: std::time::Duration,
 }
 
 /// Which stored session a live session starts on.
@@ -97,6 +100,7 @@ impl LiveSession {
             system_prompt,
             append_system_prompt,
             mut tool_environment,
+            stream_idle_timeout,
         } = config;
         let workspace = Workspace::new(&cwd);
         let redactor = Redactor::new();
@@ -126,16 +130,28 @@ impl LiveSession {
         });
         let sink: SinkSlot = Default::default();
         let retry_sink = sink.clone();
-        let client = LlmClient::new()?.on_retry(move |notice| {
-            let sink = retry_sink.lock().ok().and_then(|slot| slot.clone());
-            if let Some(sink) = sink {
-                sink(&SessionEvent::Coding(CodingEvent::RetryScheduled {
-                    attempt: notice.attempt,
-                    delay_ms: u64::try_from(notice.delay.as_millis()).unwrap_or(u64::MAX),
-                    error: notice.error.clone(),
-                }));
-            }
-        });
+        let notice_sink = sink.clone();
+        let client = LlmClient::new()?
+            .stream_idle_timeout(stream_idle_timeout)
+            .on_retry(move |notice| {
+                emit_to(
+                    &retry_sink,
+                    CodingEvent::RetryScheduled {
+                        attempt: notice.attempt,
+                        delay_ms: u64::try_from(notice.delay.as_millis()).unwrap_or(u64::MAX),
+                        error: notice.error.clone(),
+                    },
+                );
+            })
+            .on_stream_notice(move |notice| {
+                emit_to(
+                    &notice_sink,
+                    CodingEvent::StreamNotice {
+                        message: notice.message.clone(),
+                        skipped: notice.skipped,
+                    },
+                );
+            });
         let options = AgentOptions::new(selection.model.clone())
             .system_prompt(system_prompt)
             .thinking_level(thinking)
@@ -184,6 +200,8 @@ impl LiveSession {
         if let Some(data_dir) =
             recorder.with_store(|store| store.path().parent().map(Path::to_owned))
         {
+            // No tool writes into Arbor's own data, even when it lies inside the project.
+            crate::workspace::protect_arbor_path(&data_dir);
             let tracker = super::code_tracker(&data_dir, &recorder.project());
             tracker.warm_up();
             recorder.set_code_tracker(Some(tracker));
@@ -360,6 +378,14 @@ impl LiveSession {
 
     pub(crate) fn compactor(&self) -> Result<Arc<Compactor>, AppError> {
         self.compactor.clone().ok_or(AppError::NotAttached)
+    }
+}
+
+/// Sends `event` to the slot's sink, if one is attached.
+fn emit_to(slot: &SinkSlot, event: CodingEvent) {
+    let sink = slot.lock().ok().and_then(|slot| slot.clone());
+    if let Some(sink) = sink {
+        sink(&SessionEvent::Coding(event));
     }
 }
 

@@ -150,6 +150,7 @@ impl ArborApp {
         let catalog = Catalog::load(&data_dir).map_err(AppError::Catalog)?;
         let settings = Settings::load(&data_dir)?;
         let store = Store::open(&data_dir)?;
+        crate::workspace::protect_arbor_path(&data_dir);
         let app = Self {
             data_dir,
             catalog: std::sync::RwLock::new(Arc::new(catalog)),

@@ -35,6 +35,25 @@ pub struct Settings {
     /// own ignore files: such files are never recorded, restored or deleted by a restore.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub snapshot_ignores: Vec<String>,
+    /// Seconds a provider's stream may stay silent before the request is given up as a
+    /// (retryable) network error; default [`arbor_llm::DEFAULT_STREAM_IDLE_TIMEOUT`] (120 s).
+    /// Slow local models may need more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub stream_idle_timeout_secs: Option<u64>,
+}
+
+/// The range [`Settings::stream_idle_timeout_secs`] accepts.
+pub const STREAM_IDLE_TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 10..=3600;
+
+impl Settings {
+    /// How long a stream may stay silent (the setting, else the default).
+    pub fn stream_idle_timeout(&self) -> std::time::Duration {
+        self.stream_idle_timeout_secs.map_or(
+            arbor_llm::DEFAULT_STREAM_IDLE_TIMEOUT,
+            std::time::Duration::from_secs,
+        )
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -111,6 +130,15 @@ impl Settings {
                 )));
             }
         }
+        if let Some(secs) = self.stream_idle_timeout_secs {
+            if !STREAM_IDLE_TIMEOUT_RANGE.contains(&secs) {
+                return Err(SettingsError::Value(format!(
+                    "a stream idle timeout of {secs} s is out of range ({} to {} s)",
+                    STREAM_IDLE_TIMEOUT_RANGE.start(),
+                    STREAM_IDLE_TIMEOUT_RANGE.end()
+                )));
+            }
+        }
         if let Some(host) = &self.github_host {
             if host.is_empty() || host.contains('/') || host.contains('@') {
                 return Err(SettingsError::Value(format!(
@@ -171,6 +199,7 @@ mod tests {
             workspaces_dir: Some("/srv/work".into()),
             github_host: Some("github.example.com".into()),
             snapshot_ignores: vec!["*.bin".into(), "/data/".into()],
+            stream_idle_timeout_secs: Some(300),
         };
         settings.save(dir.path()).unwrap();
         assert_eq!(Settings::load(dir.path()).unwrap(), settings);
@@ -188,6 +217,18 @@ mod tests {
             assert_eq!(error.code(), "invalid_settings", "{pattern}");
             assert!(error.to_string().contains("snapshot ignore"), "{error}");
         }
+        for secs in [0, 9, 3601] {
+            let bad = Settings {
+                stream_idle_timeout_secs: Some(secs),
+                ..Settings::default()
+            };
+            let error = bad.save(dir.path()).unwrap_err();
+            assert!(error.to_string().contains("idle timeout"), "{error}");
+        }
+        assert_eq!(
+            Settings::default().stream_idle_timeout(),
+            arbor_llm::DEFAULT_STREAM_IDLE_TIMEOUT
+        );
         std::fs::write(dir.path().join(SETTINGS_FILE_NAME), "{\"defaultModel\": 3}").unwrap();
         let error = Settings::load(dir.path()).unwrap_err();
         assert!(error.to_string().contains("settings.json"), "{error}");

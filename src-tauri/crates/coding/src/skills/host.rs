@@ -12,7 +12,9 @@ use grep_searcher::sinks::UTF8;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 
 use crate::tools::atomic::write_atomic;
+use crate::tools::special::special_kind;
 use crate::tools::walk::walker;
+use crate::workspace::{check_project_root, create_dirs_within};
 
 /// Largest file `read` hands a script, and largest content `write` takes.
 pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
@@ -94,9 +96,15 @@ fn io_error(path: &str, error: std::io::Error) -> HostError {
 impl Host for WorkspaceHost {
     fn read(&self, path: &str) -> Result<String, HostError> {
         let full = self.inside(path)?;
+        // Looked at before opening: opening a FIFO for reading blocks until a writer comes.
         let meta = std::fs::metadata(&full).map_err(|e| io_error(path, e))?;
         if meta.is_dir() {
             return Err(HostError(format!("{path} is a folder: use ls")));
+        }
+        if let Some(kind) = special_kind(&meta) {
+            return Err(HostError(format!(
+                "{path} is {kind}, not a regular file: reading it could block or never end"
+            )));
         }
         if meta.len() > MAX_FILE_BYTES {
             return Err(HostError(format!(
@@ -115,6 +123,8 @@ impl Host for WorkspaceHost {
                 MAX_FILE_BYTES / (1024 * 1024)
             )));
         }
+        // Before `inside`, whose "outside the project" would be the wrong story.
+        check_project_root(&self.root).map_err(|gone| HostError(gone.to_string()))?;
         let full = self.inside(path)?;
         // A script has no processes: it must not plant one either (a git hook runs at the
         // user's next commit).
@@ -129,8 +139,10 @@ impl Host for WorkspaceHost {
         if full.is_dir() {
             return Err(HostError(format!("{path} is a folder")));
         }
+        crate::workspace::check_writable(&full).map_err(|e| HostError(e.to_string()))?;
         if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io_error(path, e))?;
+            // Never the project folder itself, should it vanish after the check above.
+            create_dirs_within(&self.root, parent).map_err(|e| io_error(path, e))?;
         }
         // The folders just made are inside: check again that a link did not lead elsewhere.
         self.inside(path)?;

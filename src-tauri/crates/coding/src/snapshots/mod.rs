@@ -364,12 +364,12 @@ impl Snapshots {
                         files.insert(path, (entry.id(), entry.filemode()));
                     }
                 }
-                Some(git2::ObjectType::Tree) => {
-                    if !self.exclusions.excludes(&names::encode(prefix)) {
-                        let sub = self.repo.find_tree(entry.id())?;
-                        prefix.push(b'/');
-                        self.collect_files(&sub, prefix, files)?;
-                    }
+                Some(git2::ObjectType::Tree)
+                    if !self.exclusions.excludes(&names::encode(prefix)) =>
+                {
+                    let sub = self.repo.find_tree(entry.id())?;
+                    prefix.push(b'/');
+                    self.collect_files(&sub, prefix, files)?;
                 }
                 _ => {}
             }

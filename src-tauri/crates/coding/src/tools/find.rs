@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::args::{parse_arguments, spec};
 use super::truncate::{join_within, MAX_OUTPUT_BYTES};
-use super::{paths, walk};
+use super::{names, paths, walk};
 use crate::workspace::Workspace;
 
 pub const DEFAULT_LIMIT: usize = 1000;
@@ -78,14 +78,16 @@ impl AgentTool for FindTool {
     ) -> Result<ToolOutput, ToolError> {
         let arguments: FindArguments = parse_arguments(arguments)?;
         let cwd = self.workspace.cwd().to_path_buf();
-        let root = paths::resolve(&cwd, arguments.path.as_deref().unwrap_or("."));
+        let root = names::resolve_existing(&cwd, arguments.path.as_deref().unwrap_or("."))?;
         if !root.is_dir() {
             let shown = paths::display(&cwd, &root);
-            return Err(ToolError::respond(if root.exists() {
-                format!("{shown} is a file, not a folder.")
-            } else {
-                format!("Folder not found: {shown}.")
-            }));
+            if root.exists() {
+                return Err(ToolError::respond(format!(
+                    "{shown} is a file, not a folder."
+                )));
+            }
+            self.workspace.ensure_root()?;
+            return Err(ToolError::respond(format!("Folder not found: {shown}.")));
         }
         let full_path = arguments.pattern.contains('/');
         let glob = GlobBuilder::new(&arguments.pattern)
@@ -167,6 +169,10 @@ impl Search {
                     let mut shown = paths::display(&self.cwd, path);
                     if entry.file_type().is_some_and(|t| t.is_dir()) {
                         shown.push('/');
+                    }
+                    let relative = path.strip_prefix(&self.cwd).unwrap_or(path);
+                    if !names::is_utf8(relative.as_os_str()) {
+                        shown.push_str(names::NOT_UTF8_MARKER);
                     }
                     batch.push(shown);
                 }

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::args::{parse_arguments, spec};
 use super::truncate::{cut_line, MAX_OUTPUT_BYTES};
-use super::{paths, walk};
+use super::{names, paths, special, walk};
 use crate::workspace::Workspace;
 
 pub const DEFAULT_LIMIT: usize = 100;
@@ -104,12 +104,20 @@ impl AgentTool for GrepTool {
     ) -> Result<ToolOutput, ToolError> {
         let arguments: GrepArguments = parse_arguments(arguments)?;
         let cwd = self.workspace.cwd().to_path_buf();
-        let root = paths::resolve(&cwd, arguments.path.as_deref().unwrap_or("."));
-        if !root.exists() {
-            return Err(ToolError::respond(format!(
-                "Path not found: {}.",
-                paths::display(&cwd, &root)
-            )));
+        let root = names::resolve_existing(&cwd, arguments.path.as_deref().unwrap_or("."))?;
+        let shown_root = paths::display(&cwd, &root);
+        match std::fs::metadata(&root) {
+            Err(_) if !root.exists() => {
+                self.workspace.ensure_root()?;
+                return Err(ToolError::respond(format!("Path not found: {shown_root}.")));
+            }
+            // The walk would skip it silently; say why nothing was searched.
+            Ok(metadata) => {
+                if let Some(kind) = special::special_kind(&metadata) {
+                    return Err(ToolError::respond(special::refusal(&shown_root, kind)));
+                }
+            }
+            Err(_) => {}
         }
         let literal = arguments.literal.unwrap_or(false);
         let invalid = |error: &dyn std::fmt::Display| {
@@ -163,8 +171,9 @@ enum Line {
     Break,
 }
 
-/// A file's results: its display path and lines.
-type FileResults = (String, Vec<Line>, usize);
+/// A file's results: its display path, lines, number of matches, and whether its name (as
+/// shown) is not valid UTF-8.
+type FileResults = (String, Vec<Line>, usize, bool);
 
 /// Searches in parallel (one searcher per walker thread), stops once `limit` matches are in, and
 /// sorts by path so the output does not depend on thread timing.
@@ -221,8 +230,13 @@ fn search(query: &Query, matcher: &RegexMatcher) -> Result<String, ToolError> {
             }
             if collector.matches > 0 {
                 let shown = paths::display(&query.cwd, entry.path());
+                let relative = entry
+                    .path()
+                    .strip_prefix(&query.cwd)
+                    .unwrap_or(entry.path());
+                let lossy = !names::is_utf8(relative.as_os_str());
                 if let Ok(mut results) = results.lock() {
-                    results.push((shown, collector.lines, collector.matches));
+                    results.push((shown, collector.lines, collector.matches, lossy));
                 }
             }
             WalkState::Continue
@@ -250,9 +264,13 @@ fn render(results: &[FileResults], query: &Query, found: usize, long_lines: usiz
     let mut out = String::new();
     let mut shown_matches = 0;
     let mut cut_by_bytes = false;
-    'files: for (index, (path, lines, _)) in results.iter().enumerate() {
+    let mut lossy_names = Vec::new();
+    'files: for (index, (path, lines, _, lossy)) in results.iter().enumerate() {
         if query.context > 0 && index > 0 {
             out.push_str("--\n");
+        }
+        if *lossy {
+            lossy_names.push(path.as_str());
         }
         for line in lines {
             let rendered = match line {
@@ -296,6 +314,20 @@ fn render(results: &[FileResults], query: &Query, found: usize, long_lines: usiz
         notices.push(format!(
             "[Lines longer than {MAX_LINE_CHARS} characters were cut (ending in …). Use read \
              with offset to see them in full.]"
+        ));
+    }
+    if !lossy_names.is_empty() {
+        // Marked here rather than on every `path:line:` line, which stay easy to read apart.
+        let listed: Vec<String> = lossy_names
+            .iter()
+            .take(10)
+            .map(|name| format!("{name}{}", names::NOT_UTF8_MARKER))
+            .collect();
+        notices.push(format!(
+            "[File names not valid UTF-8, shown with \u{FFFD} for the bytes that are not: {}{}. \
+             read, edit and write accept them as shown.]",
+            listed.join(", "),
+            if lossy_names.len() > 10 { ", …" } else { "" }
         ));
     }
     if !notices.is_empty() {

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::args::{parse_arguments, spec};
+use super::names::{self, NOT_UTF8_MARKER};
 use super::paths;
 use super::truncate::{join_within, MAX_OUTPUT_BYTES};
 use crate::workspace::Workspace;
@@ -63,7 +64,7 @@ impl AgentTool for LsTool {
     ) -> Result<ToolOutput, ToolError> {
         let arguments: LsArguments = parse_arguments(arguments)?;
         let cwd = self.workspace.cwd();
-        let path = paths::resolve(cwd, arguments.path.as_deref().unwrap_or("."));
+        let path = names::resolve_existing(cwd, arguments.path.as_deref().unwrap_or("."))?;
         let shown = paths::display(cwd, &path);
         let limit = arguments.limit.unwrap_or(DEFAULT_LIMIT).max(1);
         let listed_path = path.clone();
@@ -71,12 +72,15 @@ impl AgentTool for LsTool {
             .await
             .map_err(|error| ToolError::respond(format!("Cannot list {shown}: {error}.")))?
             .map_err(|error| match error.kind() {
-                std::io::ErrorKind::NotFound => {
-                    let suggestion = paths::close_match(&path)
-                        .map(|found| format!(" Did you mean {}?", paths::display(cwd, &found)))
-                        .unwrap_or_default();
-                    ToolError::respond(format!("Folder not found: {shown}.{suggestion}"))
-                }
+                std::io::ErrorKind::NotFound => match self.workspace.ensure_root() {
+                    Err(gone) => gone.into(),
+                    Ok(()) => {
+                        let suggestion = paths::close_match(&path)
+                            .map(|found| format!(" Did you mean {}?", paths::display(cwd, &found)))
+                            .unwrap_or_default();
+                        ToolError::respond(format!("Folder not found: {shown}.{suggestion}"))
+                    }
+                },
                 std::io::ErrorKind::NotADirectory => ToolError::respond(format!(
                     "{shown} is a file, not a folder. Use read to see it."
                 )),
@@ -103,15 +107,20 @@ impl AgentTool for LsTool {
     }
 }
 
-/// Sorted entry names, case-insensitively (then exactly, for a stable order), folders with `/`.
+/// Sorted entry names, case-insensitively (then exactly, for a stable order), folders with `/`,
+/// names that are not UTF-8 shown lossily with [`NOT_UTF8_MARKER`].
 fn list(path: &std::path::Path) -> std::io::Result<Vec<String>> {
     let mut entries = Vec::new();
     for entry in std::fs::read_dir(path)? {
         let entry = entry?;
-        let mut name = entry.file_name().to_string_lossy().into_owned();
+        let file_name = entry.file_name();
+        let mut name = file_name.to_string_lossy().into_owned();
         // `metadata` follows symlinks, so a link to a folder lists as a folder.
         if std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir()) {
             name.push('/');
+        }
+        if !names::is_utf8(&file_name) {
+            name.push_str(NOT_UTF8_MARKER);
         }
         entries.push(name);
     }

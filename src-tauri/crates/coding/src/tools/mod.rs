@@ -7,9 +7,11 @@ pub mod edit;
 pub mod find;
 pub mod grep;
 pub mod ls;
+pub(crate) mod names;
 mod paths;
 pub mod read;
 mod redacting;
+pub(crate) mod special;
 mod truncate;
 pub(crate) mod walk;
 pub mod write;
@@ -19,13 +21,15 @@ use std::sync::Arc;
 use arbor_agent::AgentTool;
 
 use crate::secrets::{Redactor, ToolEnvironment};
-use crate::workspace::Workspace;
+use crate::workspace::{ProjectGone, Workspace};
 
 pub use bash::BashTool;
 pub use edit::EditTool;
+pub use edit::{MAX_DIFF_BYTES, MAX_EDIT_FILE_BYTES};
 pub use find::FindTool;
 pub use grep::GrepTool;
 pub use ls::LsTool;
+pub use names::{AmbiguousName, NOT_UTF8_MARKER};
 pub use read::ReadTool;
 pub use redacting::RedactingTool;
 pub use truncate::{MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
@@ -43,6 +47,26 @@ pub const DEFAULT_TOOLS: &[&str] = &[
     "js",
     "create_tool",
 ];
+
+// What the model is told when the project folder is gone or a name is ambiguous: the errors'
+// own words.
+impl From<ProjectGone> for arbor_agent::ToolError {
+    fn from(error: ProjectGone) -> Self {
+        Self::respond(error.to_string())
+    }
+}
+
+impl From<crate::workspace::ArborOwnedPath> for arbor_agent::ToolError {
+    fn from(error: crate::workspace::ArborOwnedPath) -> Self {
+        Self::respond(error.to_string())
+    }
+}
+
+impl From<AmbiguousName> for arbor_agent::ToolError {
+    fn from(error: AmbiguousName) -> Self {
+        Self::respond(error.to_string())
+    }
+}
 
 /// Tools the session builds itself (they need its store): [`builtin_tools`] skips them.
 pub const SESSION_TOOLS: &[&str] = &["create_tool"];

@@ -7,8 +7,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::args::{parse_arguments, spec};
-use super::paths;
 use super::truncate::{cut_line, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
+use super::{names, paths, special};
 use crate::workspace::Workspace;
 
 /// The largest `limit` a call may ask for.
@@ -87,13 +87,20 @@ impl AgentTool for ReadTool {
     ) -> Result<ToolOutput, ToolError> {
         let arguments: ReadArguments = parse_arguments(arguments)?;
         let cwd = self.workspace.cwd();
-        let path = paths::resolve(cwd, &arguments.path);
+        let path = names::resolve_existing(cwd, &arguments.path)?;
         let shown = paths::display(cwd, &path);
+        // Looked at before opening: opening a FIFO for reading blocks until a writer comes.
+        let metadata = tokio::fs::metadata(&path)
+            .await
+            .map_err(|error| read_error(&self.workspace, &path, &shown, &error))?;
+        if let Some(kind) = special::special_kind(&metadata) {
+            return Err(ToolError::respond(special::refusal(&shown, kind)));
+        }
         let bytes = tokio::select! {
             read = tokio::fs::read(&path) => read,
             () = context.cancel.cancelled() => return Err(ToolError::Aborted),
         }
-        .map_err(|error| read_error(&path, &shown, cwd, &error))?;
+        .map_err(|error| read_error(&self.workspace, &path, &shown, &error))?;
 
         if let Some(mime_type) = image_mime_type(&bytes) {
             return self.image_output(&shown, mime_type, &bytes);
@@ -160,17 +167,22 @@ impl ReadTool {
 }
 
 fn read_error(
+    workspace: &Workspace,
     path: &std::path::Path,
     shown: &str,
-    cwd: &std::path::Path,
     error: &std::io::Error,
 ) -> ToolError {
+    let cwd = workspace.cwd();
     if path.is_dir() {
         return ToolError::respond(format!(
             "{shown} is a directory, not a file. Use ls to list it."
         ));
     }
     if error.kind() == std::io::ErrorKind::NotFound {
+        // "File not found" would send the model looking for a file when the whole project is gone.
+        if let Err(gone) = workspace.ensure_root() {
+            return gone.into();
+        }
         let suggestion = paths::close_match(path)
             .map(|found| format!(" Did you mean {}?", paths::display(cwd, &found)))
             .unwrap_or_default();

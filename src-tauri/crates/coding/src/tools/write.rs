@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::args::{parse_arguments, spec};
-use super::{atomic, paths};
-use crate::workspace::Workspace;
+use super::{atomic, names, paths};
+use crate::workspace::{self, Workspace};
 
 #[derive(Debug, Deserialize)]
 struct WriteArguments {
@@ -60,9 +60,11 @@ impl AgentTool for WriteTool {
         if context.cancel.is_cancelled() {
             return Err(ToolError::Aborted);
         }
+        self.workspace.ensure_root()?;
         let cwd = self.workspace.cwd();
-        let path = paths::resolve(cwd, &arguments.path);
+        let path = names::resolve_existing(cwd, &arguments.path)?;
         let shown = paths::display(cwd, &path);
+        workspace::check_writable(&path)?;
         if path.is_dir() {
             return Err(ToolError::respond(format!(
                 "{shown} is a directory; give the path of a file."
@@ -71,16 +73,21 @@ impl AgentTool for WriteTool {
         let existed = path.exists();
         let content = arguments.content.into_bytes();
         let target = path.clone();
+        let root = cwd.to_path_buf();
         let written = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
             if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent)?;
+                workspace::create_dirs_within(&root, parent)?;
             }
             atomic::write_atomic(&target, &content)?;
             Ok(content)
         })
         .await
         .map_err(|error| ToolError::respond(format!("Cannot write {shown}: {error}.")))?
-        .map_err(|error| ToolError::respond(format!("Cannot write {shown}: {error}.")))?;
+        .map_err(|error| match self.workspace.ensure_root() {
+            // The folder went away between the check and the write.
+            Err(gone) => ToolError::from(gone),
+            Ok(()) => ToolError::respond(format!("Cannot write {shown}: {error}.")),
+        })?;
         self.workspace.tracker().record(&path, &written);
         let bytes = written.len();
         let verb = if existed { "Overwrote" } else { "Created" };

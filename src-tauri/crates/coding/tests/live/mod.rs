@@ -69,6 +69,7 @@ impl Setup {
             system_prompt: Some("You are a test agent.".into()),
             append_system_prompt: None,
             tool_environment: self.app.tool_environment(&[]),
+            stream_idle_timeout: arbor_llm::DEFAULT_STREAM_IDLE_TIMEOUT,
         };
         let mut session = self
             .app

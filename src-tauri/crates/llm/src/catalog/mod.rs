@@ -23,6 +23,7 @@
 
 mod spec;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::model::{CompletionsCompat, Model};
@@ -139,8 +140,16 @@ impl Catalog {
                 line: error.line(),
                 column: error.column(),
             })?;
+        // Providers are found by name through this index: a scan of the list for each provider
+        // of the file made loading quadratic in the number of providers.
+        let mut by_name: HashMap<String, usize> = self
+            .providers
+            .iter()
+            .enumerate()
+            .map(|(index, provider)| (provider.name.clone(), index))
+            .collect();
         for (name, spec) in file.providers {
-            self.merge_provider(name, spec, path)?;
+            self.merge_provider(name, spec, path, &mut by_name)?;
         }
         Ok(())
     }
@@ -150,16 +159,13 @@ impl Catalog {
         name: String,
         spec: ProviderSpec,
         path: &Path,
+        by_name: &mut HashMap<String, usize>,
     ) -> Result<(), CatalogError> {
         let invalid = |message: String| CatalogError::Invalid {
             path: path.to_owned(),
             message,
         };
-        let index = match self
-            .providers
-            .iter()
-            .position(|provider| provider.name == name)
-        {
+        let index = match by_name.get(&name).copied() {
             Some(index) => index,
             None => {
                 let api = spec.api.ok_or_else(|| {
@@ -181,10 +187,16 @@ impl Catalog {
                     compat: CompletionsCompat::default(),
                     models: Vec::new(),
                 });
-                self.providers.len() - 1
+                let index = self.providers.len() - 1;
+                by_name.insert(name.clone(), index);
+                index
             }
         };
-        let provider = &mut self.providers[index];
+        let Some(provider) = self.providers.get_mut(index) else {
+            return Err(invalid(format!(
+                "provider `{name}` went missing while loading"
+            )));
+        };
         spec.apply_to(provider)
             .map_err(|message| invalid(format!("provider `{name}`: {message}")))?;
         Ok(())

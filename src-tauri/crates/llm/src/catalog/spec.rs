@@ -1,6 +1,6 @@
 //! The JSON shape of a catalogue file (`builtin.json`, the user's `models.json`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
 
@@ -109,18 +109,28 @@ impl ProviderSpec {
         if let Some(compat) = self.compat {
             provider.compat = compat.resolve()?;
         }
+        // Known models are found by id through this index: a scan of the list for each model of
+        // the file made loading quadratic in the number of models.
+        let mut by_id: HashMap<String, usize> = provider
+            .models
+            .iter()
+            .enumerate()
+            .map(|(index, model)| (model.id.clone(), index))
+            .collect();
         for spec in self.models {
             if spec.id.trim().is_empty() {
                 return Err("a model has an empty id".to_owned());
             }
             let model = spec.into_model(provider);
-            match provider
-                .models
-                .iter_mut()
-                .find(|known| known.id == model.id)
+            match by_id
+                .get(&model.id)
+                .and_then(|&index| provider.models.get_mut(index))
             {
                 Some(known) => *known = model,
-                None => provider.models.push(model),
+                None => {
+                    by_id.insert(model.id.clone(), provider.models.len());
+                    provider.models.push(model);
+                }
             }
         }
         // Models keep the provider's endpoint, also when the file changed it after listing them.

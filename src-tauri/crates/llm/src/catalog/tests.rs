@@ -212,3 +212,61 @@ fn broken_models_json_names_the_file_and_the_place() {
         assert!(error.contains(wanted), "{text}: {error}");
     }
 }
+
+/// A models.json with 200,000 models: 100,000 under one provider and one each under 100,000
+/// more. Loading used to scan the known providers for each provider and the known models for
+/// each model (quadratic: minutes for this file); it must come back complete.
+#[test]
+fn a_huge_models_json_loads_completely() {
+    const EACH: usize = 100_000;
+    let model = |i: usize| format!(r#"{{"id":"model-{i:06}","contextWindow":{}}}"#, 1000 + i);
+    let mut text = String::from(
+        r#"{"providers":{"bulk":{"api":"openai-completions","baseUrl":"http://gpu-box:8000/v1","models":["#,
+    );
+    for i in 0..EACH {
+        text.push_str(&model(i));
+        text.push(',');
+    }
+    // A repeated id replaces the earlier model, in place.
+    text.push_str(r#"{"id":"model-000007","contextWindow":7}]},"#);
+    for i in 0..EACH {
+        text.push_str(&format!(
+            r#""p-{i:06}":{{"api":"anthropic-messages","baseUrl":"http://h{i}","models":[{}]}},"#,
+            model(i)
+        ));
+    }
+    // A built-in provider is extended, not replaced.
+    text.push_str(r#""openai":{"models":[{"id":"gpt-5","contextWindow":5}]}}}"#);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(CUSTOM_FILE_NAME), text).unwrap();
+
+    let catalog = Catalog::load(dir.path()).unwrap();
+    let builtin = Catalog::builtin().unwrap();
+    assert_eq!(
+        catalog.providers().len(),
+        builtin.providers().len() + 1 + EACH
+    );
+    let bulk = catalog.provider("bulk").unwrap();
+    assert_eq!(bulk.models.len(), EACH);
+    for (i, model) in bulk.models.iter().enumerate() {
+        assert_eq!(model.id, format!("model-{i:06}"));
+        let window = if i == 7 { 7 } else { 1000 + i as u32 };
+        assert_eq!(model.context_window, window, "{}", model.id);
+    }
+    for i in [0, 1, EACH / 2, EACH - 1] {
+        let provider = catalog.provider(&format!("p-{i:06}")).unwrap();
+        assert_eq!(provider.base_url, format!("http://h{i}"));
+        assert_eq!(provider.models.len(), 1);
+        assert_eq!(provider.models[0].id, format!("model-{i:06}"));
+        assert_eq!(provider.models[0].api, Api::AnthropicMessages);
+    }
+    let models: usize = catalog.providers().iter().map(|p| p.models.len()).sum();
+    let builtin_models: usize = builtin.providers().iter().map(|p| p.models.len()).sum();
+    assert_eq!(models, builtin_models + 2 * EACH);
+    let openai = catalog.provider("openai").unwrap();
+    assert_eq!(openai.model("gpt-5").unwrap().context_window, 5);
+    assert_eq!(
+        openai.models.len(),
+        builtin.provider("openai").unwrap().models.len()
+    );
+}

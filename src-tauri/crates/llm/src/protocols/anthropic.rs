@@ -14,7 +14,6 @@ use crate::builder::{truncated_stream_error, MessageBuilder};
 use crate::classify::classify_stream_error;
 use crate::error::LlmError;
 use crate::events::AssistantEvent;
-use crate::partial_json::parse_arguments;
 use crate::sse::SseEvent;
 use crate::types::{
     Api, AssistantContent, AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall,
@@ -167,8 +166,9 @@ impl AnthropicParser {
     }
 
     fn close_block(&mut self, block: Block) {
-        if let Some(call) = self.builder.tool_call_mut(block.content_index) {
-            call.arguments = parse_arguments(&block.raw_input);
+        if self.builder.tool_call_mut(block.content_index).is_some() {
+            self.builder
+                .finish_tool_arguments(block.content_index, &block.raw_input);
         }
         self.builder.close(block.content_index);
     }
@@ -203,9 +203,9 @@ impl AnthropicParser {
 }
 
 impl ProtocolParser for AnthropicParser {
-    fn handle(&mut self, event: &SseEvent) {
+    fn handle(&mut self, event: &SseEvent) -> bool {
         let Some(payload) = parse_payload(event) else {
-            return;
+            return false;
         };
         match event_type(event, &payload) {
             "message_start" => self.message_start(&payload),
@@ -217,6 +217,7 @@ impl ProtocolParser for AnthropicParser {
             "error" => self.builder.fail(classify_stream_error(&payload)),
             _ => {} // ping and future events
         }
+        true
     }
 
     fn finish(&mut self) {

@@ -188,8 +188,12 @@ impl GoogleParser {
         }
     }
 
+    /// Ends a call whose arguments were still streaming when something else came (another
+    /// part, the end of the stream): it never got the empty `functionCall` that closes it, so
+    /// what arrived may be only part of its arguments.
     fn close_streaming_call(&mut self) {
         if let Some(call) = self.streaming_call.take() {
+            self.builder.set_cut_off(call.content_index, true);
             self.close_call(call);
         }
     }
@@ -316,10 +320,12 @@ impl GoogleParser {
 }
 
 impl ProtocolParser for GoogleParser {
-    fn handle(&mut self, event: &SseEvent) {
-        if let Some(chunk) = parse_payload(event) {
-            self.chunk(&chunk);
-        }
+    fn handle(&mut self, event: &SseEvent) -> bool {
+        let Some(chunk) = parse_payload(event) else {
+            return false;
+        };
+        self.chunk(&chunk);
+        true
     }
 
     fn finish(&mut self) {

@@ -2,6 +2,11 @@
 //!
 //! [`StreamDecoder`] is the whole receive path: bytes → SSE events → protocol parser → unified
 //! events, ending in exactly one `done` or `error`.
+//!
+//! Events whose data cannot be read (not a JSON object) are skipped and counted
+//! ([`StreamDecoder::skipped`]; events with empty data are ignored, uncounted). When events
+//! were skipped and nothing usable arrived, the stream ends with an error that names the count
+//! instead of an empty answer or a bare "truncated".
 
 pub mod anthropic;
 pub mod google;
@@ -10,15 +15,16 @@ pub mod openai_responses;
 
 use serde_json::Value;
 
+use crate::builder::truncated_stream_error;
 use crate::error::LlmError;
 use crate::events::AssistantEvent;
 use crate::sse::{SseDecoder, SseEvent};
-use crate::types::{Api, Pricing};
+use crate::types::{Api, Pricing, StopReason};
 
 /// A protocol's stream parser. Events accumulate inside until taken.
 pub trait ProtocolParser: Send {
-    /// Handles one SSE event.
-    fn handle(&mut self, event: &SseEvent);
+    /// Handles one SSE event; `false` when its data could not be read and it was skipped.
+    fn handle(&mut self, event: &SseEvent) -> bool;
     /// The byte stream ended: emit the terminal event if the provider did not.
     fn finish(&mut self);
     /// Ends the stream with `error` (abort, network failure) unless it already ended.
@@ -47,6 +53,8 @@ pub struct StreamDecoder {
     parser: Box<dyn ProtocolParser>,
     sse_events: Vec<SseEvent>,
     pricing: Option<Pricing>,
+    /// Events whose data could not be read.
+    skipped: u32,
 }
 
 impl StreamDecoder {
@@ -56,6 +64,7 @@ impl StreamDecoder {
             parser: new_parser(api, provider, model),
             sse_events: Vec::new(),
             pricing: None,
+            skipped: 0,
         }
     }
 
@@ -65,29 +74,52 @@ impl StreamDecoder {
         self
     }
 
+    /// How many events so far could not be read (their data is not a JSON object) and were
+    /// skipped.
+    pub fn skipped(&self) -> u32 {
+        self.skipped
+    }
+
     fn take_events(&mut self) -> Vec<AssistantEvent> {
         let mut events = self.parser.take_events();
-        if let Some(pricing) = &self.pricing {
-            for event in &mut events {
-                if let AssistantEvent::Done { message } | AssistantEvent::Error { message, .. } =
-                    event
-                {
-                    message.usage.apply_pricing(pricing);
-                }
+        for event in &mut events {
+            if self.skipped > 0 {
+                blame_skipped_events(event, self.skipped);
+            }
+            if let (
+                Some(pricing),
+                AssistantEvent::Done { message } | AssistantEvent::Error { message, .. },
+            ) = (&self.pricing, event)
+            {
+                message.usage.apply_pricing(pricing);
             }
         }
         events
     }
 
+    fn handle(&mut self, event: &SseEvent) {
+        // An event without data carries nothing to lose (some servers keep the line alive so).
+        if event.data.trim().is_empty() {
+            return;
+        }
+        if !self.parser.handle(event) {
+            self.skipped = self.skipped.saturating_add(1);
+        }
+    }
+
     /// Feeds a chunk of the response body.
     pub fn feed(&mut self, chunk: &[u8]) -> Vec<AssistantEvent> {
         self.sse.feed_into(chunk, &mut self.sse_events);
-        for event in self.sse_events.drain(..) {
+        let events = std::mem::take(&mut self.sse_events);
+        for event in &events {
             if self.parser.is_finished() {
                 break;
             }
-            self.parser.handle(&event);
+            self.handle(event);
         }
+        // Hand the buffer back so its allocation is reused for the next chunk.
+        self.sse_events = events;
+        self.sse_events.clear();
         self.take_events()
     }
 
@@ -95,7 +127,7 @@ impl StreamDecoder {
     pub fn finish(&mut self) -> Vec<AssistantEvent> {
         if let Some(event) = self.sse.finish() {
             if !self.parser.is_finished() {
-                self.parser.handle(&event);
+                self.handle(&event);
             }
         }
         self.parser.finish();
@@ -110,6 +142,47 @@ impl StreamDecoder {
 
     pub fn is_finished(&self) -> bool {
         self.parser.is_finished()
+    }
+}
+
+/// When events were skipped and the stream ended with nothing usable (an empty answer, or the
+/// "ended before the provider finished" error that a stream of unreadable events produces),
+/// the end says so with the count: the skipped events are the likely cause.
+fn blame_skipped_events(event: &mut AssistantEvent, skipped: u32) {
+    let (message, blamed) = match event {
+        AssistantEvent::Done { message } => (message, true),
+        AssistantEvent::Error { message, error } => {
+            let truncated = *error == truncated_stream_error();
+            (message, truncated)
+        }
+        _ => return,
+    };
+    if !blamed || !message.content.is_empty() {
+        return;
+    }
+    let error = unreadable_events_error(skipped);
+    message.stop_reason = StopReason::Error;
+    message.error_message = Some(error.to_string());
+    let message = message.clone();
+    *event = AssistantEvent::Error { message, error };
+}
+
+/// The error of a stream whose answer is unusable because `skipped` events could not be read.
+pub fn unreadable_events_error(skipped: u32) -> LlmError {
+    LlmError::Provider {
+        message: format!(
+            "{} from the provider could not be read (not valid JSON) and nothing usable arrived",
+            events_phrase(skipped)
+        ),
+    }
+}
+
+/// "1 event" / "3 events".
+pub(crate) fn events_phrase(count: u32) -> String {
+    if count == 1 {
+        "1 event".to_string()
+    } else {
+        format!("{count} events")
     }
 }
 
@@ -131,10 +204,13 @@ pub(crate) fn event_type<'a>(event: &'a SseEvent, payload: &'a Value) -> &'a str
         .unwrap_or_default()
 }
 
-/// Parses an SSE payload as JSON. Payloads that are not JSON (keep-alive text some proxies
-/// send) are skipped by the parsers; a stream made only of them ends as truncated.
+/// Parses an SSE payload, which every protocol sends as a JSON object. `None` for anything
+/// else (keep-alive text some proxies send, a corrupted event): the parser skips the event and
+/// [`StreamDecoder`] counts it.
 pub(crate) fn parse_payload(event: &SseEvent) -> Option<Value> {
-    serde_json::from_str(event.data.trim()).ok()
+    serde_json::from_str::<Value>(event.data.trim())
+        .ok()
+        .filter(Value::is_object)
 }
 
 /// A non-negative integer field, 0 when absent.

@@ -16,7 +16,6 @@ use crate::builder::{truncated_stream_error, MessageBuilder};
 use crate::classify::classify_stream_error;
 use crate::error::LlmError;
 use crate::events::AssistantEvent;
-use crate::partial_json::parse_arguments;
 use crate::sse::SseEvent;
 use crate::types::{Api, StopReason, Usage};
 
@@ -202,9 +201,8 @@ impl CompletionsParser {
         calls.append(&mut self.finished_calls);
         calls.sort_by_key(|call| call.content_index);
         for call in calls {
-            if let Some(state) = self.builder.tool_call_mut(call.content_index) {
-                state.arguments = parse_arguments(&call.raw_arguments);
-            }
+            self.builder
+                .finish_tool_arguments(call.content_index, &call.raw_arguments);
         }
         let reason = self.finish_reason.clone();
         match reason.as_deref() {
@@ -221,14 +219,16 @@ impl CompletionsParser {
 }
 
 impl ProtocolParser for CompletionsParser {
-    fn handle(&mut self, event: &SseEvent) {
+    fn handle(&mut self, event: &SseEvent) -> bool {
         if event.data.trim() == "[DONE]" {
             self.complete();
-            return;
+            return true;
         }
-        if let Some(chunk) = parse_payload(event) {
-            self.chunk(&chunk);
-        }
+        let Some(chunk) = parse_payload(event) else {
+            return false;
+        };
+        self.chunk(&chunk);
+        true
     }
 
     fn finish(&mut self) {

@@ -15,7 +15,7 @@ use crate::builder::{truncated_stream_error, MessageBuilder};
 use crate::classify::classify_stream_error;
 use crate::error::LlmError;
 use crate::events::AssistantEvent;
-use crate::partial_json::parse_arguments;
+use crate::partial_json::{arguments_are_complete, parse_arguments};
 use crate::sse::SseEvent;
 use crate::types::{Api, JsonObject, StopReason, Usage};
 
@@ -227,6 +227,8 @@ impl ResponsesParser {
                     "input"
                 };
                 let raw = str_field(item, field).unwrap_or(&open.raw).to_string();
+                self.builder
+                    .set_cut_off(index, !arguments_whole(open.kind, &raw));
                 if let Some(call) = self.builder.tool_call_mut(index) {
                     call.arguments = tool_arguments(open.kind, &raw);
                     if let Some(id) = str_field(item, "call_id") {
@@ -247,6 +249,8 @@ impl ResponsesParser {
         for item in items {
             if let Some(call) = self.builder.tool_call_mut(item.content_index) {
                 call.arguments = tool_arguments(item.kind, &item.raw);
+                self.builder
+                    .set_cut_off(item.content_index, !arguments_whole(item.kind, &item.raw));
             }
             self.builder.close(item.content_index);
         }
@@ -289,9 +293,9 @@ impl ResponsesParser {
 }
 
 impl ProtocolParser for ResponsesParser {
-    fn handle(&mut self, event: &SseEvent) {
+    fn handle(&mut self, event: &SseEvent) -> bool {
         let Some(payload) = parse_payload(event) else {
-            return;
+            return false;
         };
         match event_type(event, &payload) {
             "response.created" | "response.in_progress" => {
@@ -327,6 +331,7 @@ impl ProtocolParser for ResponsesParser {
             "error" => self.builder.fail(classify_stream_error(&payload)),
             _ => {}
         }
+        true
     }
 
     fn finish(&mut self) {
@@ -354,6 +359,12 @@ fn tool_arguments(kind: ItemKind, raw: &str) -> JsonObject {
     } else {
         parse_arguments(raw)
     }
+}
+
+/// Whether a call's raw text can be executed. A custom tool's input is free text: any text is
+/// whole as far as the stream can tell.
+fn arguments_whole(kind: ItemKind, raw: &str) -> bool {
+    kind == ItemKind::CustomToolCall || arguments_are_complete(raw)
 }
 
 /// Responses usage: `input_tokens` includes cached tokens, which are counted apart.

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use arbor_test_support::{MockProvider, Script, WireApi};
+use futures_util::StreamExt;
 use serde_json::{json, Value};
 
 /// One SSE event: the `event:` name (if any) and the `data:` payload.
@@ -193,5 +194,32 @@ pub fn shape(value: &Value, depth: usize, ignore: &[&str]) -> String {
             _ => "[]".to_owned(),
         },
         _ => "_".to_owned(),
+    }
+}
+
+/// Posts a request and returns the open body stream.
+pub async fn open_stream(
+    mock: &MockProvider,
+    api: WireApi,
+) -> impl futures_util::Stream<Item = reqwest::Result<hyper::body::Bytes>> {
+    let response = reqwest::Client::new()
+        .post(endpoint(mock, api, "m"))
+        .json(&request_body(api, "m"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    response.bytes_stream()
+}
+
+/// Reads the stream until `events` SSE events arrived; panics if it ends first.
+pub async fn read_events(
+    stream: &mut (impl futures_util::Stream<Item = reqwest::Result<hyper::body::Bytes>> + Unpin),
+    received: &mut String,
+    events: usize,
+) {
+    while parse_sse(received).len() < events {
+        let bytes = stream.next().await.expect("the body ended early").unwrap();
+        received.push_str(&String::from_utf8_lossy(&bytes));
     }
 }

@@ -1,10 +1,12 @@
 //! `bash {command, timeout?}`: runs a shell command in the working directory.
 //!
 //! - [`process`]: spawning in a process group with one output pipe, killing the group.
+//! - [`watchdog`]: the process that kills the group when Arbor dies.
 //! - [`output`]: the output log (tail for the model, full log in a file when cut).
 
 mod output;
 mod process;
+mod watchdog;
 
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
@@ -16,7 +18,6 @@ use serde_json::json;
 use tokio::io::AsyncReadExt;
 
 use self::output::{OutputLog, Utf8Stream};
-use self::process::KillOnDrop;
 use super::args::{parse_arguments, spec};
 use super::truncate::{MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
 use crate::secrets::{Redactor, ToolEnvironment};
@@ -106,14 +107,19 @@ impl AgentTool for BashTool {
             .timeout
             .unwrap_or(DEFAULT_TIMEOUT_SECS)
             .clamp(1, MAX_TIMEOUT_SECS);
+        // A deleted project folder would otherwise surface as a puzzling "No such file".
+        self.workspace.ensure_root()?;
         let started_at = Instant::now();
         let process::Started {
             mut child,
             output: mut pipe,
-            group,
+            mut group,
         } = process::start(&arguments.command, self.workspace.cwd(), &self.environment)
-            .map_err(|error| ToolError::respond(format!("Cannot start bash: {error}.")))?;
-        let mut guard = KillOnDrop::new(group);
+            .await
+            .map_err(|error| match self.workspace.ensure_root() {
+                Err(gone) => ToolError::from(gone),
+                Ok(()) => ToolError::respond(format!("Cannot start bash: {error}.")),
+            })?;
         let deadline = tokio::time::Instant::now() + Duration::from_secs(timeout_secs);
         let mut log = OutputLog::default();
         let mut live = Utf8Stream::default();
@@ -132,7 +138,7 @@ impl AgentTool for BashTool {
                 biased;
                 () = context.cancel.cancelled() => {
                     group.terminate(&mut child, KILL_GRACE).await;
-                    guard.disarm();
+                    group.release().await;
                     return Err(ToolError::Aborted);
                 }
                 read = pipe.read(&mut buffer), if pipe_open => match read {
@@ -150,6 +156,7 @@ impl AgentTool for BashTool {
                 status = child.wait(), if ending.is_none() => {
                     ending = Some(match status {
                         Ok(status) => Ending::Exited(status),
+                        // Returning drops `group` armed: the group is killed with the command.
                         Err(error) => return Err(ToolError::respond(format!("Waiting for bash failed: {error}."))),
                     });
                     drain_until = Some(tokio::time::Instant::now() + DRAIN_MAX);
@@ -164,7 +171,8 @@ impl AgentTool for BashTool {
                 }
             }
         }
-        guard.disarm();
+        // Finished or killed: the watchdog is stopped either way, before anything else can fail.
+        group.release().await;
         let Some(ending) = ending else {
             return Err(ToolError::respond("bash ended in an unknown state."));
         };

@@ -1,5 +1,5 @@
-//! Running `bash -c` in its own process group, with one pipe for stdout and stderr, and killing
-//! the whole group.
+//! Running `bash -c` in a process group of its own, with one pipe for stdout and stderr, and
+//! killing the whole group — also when Arbor itself is killed (see [`watchdog`]).
 
 use std::io;
 use std::path::Path;
@@ -10,24 +10,55 @@ use rustix::process::{kill_process_group, Pid, Signal};
 use tokio::net::unix::pipe;
 use tokio::process::{Child, Command};
 
+use super::watchdog::Watchdog;
 use crate::secrets::ToolEnvironment;
 
-/// A started command: the child, and the read end of the pipe its stdout and stderr share.
+/// A started command: the child, the read end of the pipe its stdout and stderr share, and its
+/// process group.
 pub(crate) struct Started {
     pub child: Child,
     pub output: pipe::Receiver,
     pub group: ProcessGroup,
 }
 
-/// Starts `bash -c command` in `cwd`, in a new process group (so the group can be killed as a
-/// whole, grandchildren included), with stdout and stderr on one pipe: interleaved in the order
-/// they were written, as a terminal shows them.
-/// Variables `environment` withholds (keys) are not inherited.
-pub(crate) fn start(
+/// Starts `bash -c command` in `cwd`, in the process group of a freshly started watchdog (so the
+/// group can be killed as a whole, grandchildren included, by Arbor or — when Arbor dies — by
+/// the watchdog), with stdout and stderr on one pipe: interleaved in the order they were
+/// written, as a terminal shows them. Variables `environment` withholds (keys) are not
+/// inherited.
+pub(crate) async fn start(
     command: &str,
     cwd: &Path,
     environment: &ToolEnvironment,
 ) -> io::Result<Started> {
+    // First the watchdog, then the command inside its group: there is no moment when the
+    // command runs without one.
+    let watchdog = Watchdog::start()?;
+    let group = ProcessGroup {
+        id: watchdog.group(),
+        watchdog: Some(watchdog),
+        armed: true,
+    };
+    let spawned = spawn_bash(command, cwd, environment, group.id);
+    match spawned {
+        Ok((child, output)) => Ok(Started {
+            child,
+            output,
+            group,
+        }),
+        Err(error) => {
+            group.release().await;
+            Err(error)
+        }
+    }
+}
+
+fn spawn_bash(
+    command: &str,
+    cwd: &Path,
+    environment: &ToolEnvironment,
+    group: Pid,
+) -> io::Result<(Child, pipe::Receiver)> {
     let (writer, reader) = pipe::pipe()?;
     let writer = writer.into_blocking_fd()?;
     let mut bash = Command::new("bash");
@@ -37,35 +68,30 @@ pub(crate) fn start(
         .stdin(Stdio::null())
         .stdout(Stdio::from(writer.try_clone()?))
         .stderr(Stdio::from(writer))
-        .process_group(0);
+        .process_group(group.as_raw_nonzero().get());
     environment.apply(&mut bash);
     let child = bash.spawn()?;
     // `bash` holds our copies of the write end: drop it so the pipe reaches EOF when the
     // command's processes close theirs.
     drop(bash);
-    let group = child
-        .id()
-        .and_then(|id| i32::try_from(id).ok())
-        .and_then(Pid::from_raw)
-        .map(|pid| ProcessGroup { leader: pid })
-        .ok_or_else(|| io::Error::other("the started process has no id"))?;
-    Ok(Started {
-        child,
-        output: reader,
-        group,
-    })
+    Ok((child, reader))
 }
 
-/// The process group of a started command (its id is the leader's pid).
-#[derive(Debug, Clone, Copy)]
+/// The process group of a started command, led by its watchdog. Dropped while still armed (the
+/// tool's future cancelled mid-run), it kills the whole group, so nothing is orphaned.
 pub(crate) struct ProcessGroup {
-    leader: Pid,
+    /// The group's id: the watchdog's pid. Not reusable while the watchdog is unreaped, and
+    /// the watchdog is reaped only after the last signal Arbor sends to the group.
+    id: Pid,
+    watchdog: Option<Watchdog>,
+    armed: bool,
 }
 
 impl ProcessGroup {
-    /// Sends SIGTERM to the group; waits up to `grace` for the leader to exit; then SIGKILL to
-    /// whatever is left of the group (a grandchild that ignores TERM must not survive).
-    pub async fn terminate(&self, child: &mut Child, grace: Duration) -> Option<ExitStatus> {
+    /// Sends SIGTERM to the group; waits up to `grace` for the command to exit; then SIGKILL to
+    /// whatever is left of the group (a grandchild that ignores TERM must not survive, and the
+    /// watchdog, which ignores TERM, goes with it).
+    pub async fn terminate(&mut self, child: &mut Child, grace: Duration) -> Option<ExitStatus> {
         self.signal(Signal::TERM);
         let status = tokio::time::timeout(grace, child.wait())
             .await
@@ -78,37 +104,27 @@ impl ProcessGroup {
         }
     }
 
-    pub fn kill_now(&self) {
-        self.signal(Signal::KILL);
+    /// The command is over (finished on its own, or killed by [`Self::terminate`]): stops and
+    /// reaps the watchdog. Background children a finished command left are the user's
+    /// business, so the group itself is left alone.
+    pub async fn release(mut self) {
+        self.armed = false;
+        if let Some(watchdog) = self.watchdog.take() {
+            watchdog.stop().await;
+        }
     }
 
     fn signal(&self, signal: Signal) {
         // ESRCH (the group is already gone) is the expected race, not a failure.
-        let _ = kill_process_group(self.leader, signal);
+        let _ = kill_process_group(self.id, signal);
     }
 }
 
-/// Kills the group if the tool is dropped mid-run (its future cancelled), so nothing is orphaned.
-pub(crate) struct KillOnDrop {
-    group: ProcessGroup,
-    armed: bool,
-}
-
-impl KillOnDrop {
-    pub fn new(group: ProcessGroup) -> Self {
-        Self { group, armed: true }
-    }
-
-    /// The command finished on its own: background children it left are the user's business.
-    pub fn disarm(&mut self) {
-        self.armed = false;
-    }
-}
-
-impl Drop for KillOnDrop {
+impl Drop for ProcessGroup {
     fn drop(&mut self) {
         if self.armed {
-            self.group.kill_now();
+            // Before the watchdog is dropped (and can be reaped): the id is still this group's.
+            self.signal(Signal::KILL);
         }
     }
 }

@@ -4,6 +4,8 @@
 
 use std::ops::Range;
 
+use crate::tools::truncate::cut_line;
+
 /// How an `old_text` was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum MatchKind {
@@ -12,11 +14,17 @@ pub(crate) enum MatchKind {
     Tolerant,
 }
 
-/// Every non-overlapping occurrence of `old_text` in `content`, as byte ranges of `content`.
-/// Exact occurrences win; the tolerant search runs only when there are none.
-pub(crate) fn find_occurrences(content: &str, old_text: &str) -> (Vec<Range<usize>>, MatchKind) {
+/// The non-overlapping occurrences of `old_text` in `content`, as byte ranges of `content`: at
+/// most `limit + 1` of them, so a caller can tell "more than `limit`" without the memory of
+/// millions of ranges. Exact occurrences win; the tolerant search runs only when there are none.
+pub(crate) fn find_occurrences(
+    content: &str,
+    old_text: &str,
+    limit: usize,
+) -> (Vec<Range<usize>>, MatchKind) {
     let exact: Vec<Range<usize>> = content
         .match_indices(old_text)
+        .take(limit.saturating_add(1))
         .map(|(start, found)| start..start + found.len())
         .collect();
     if !exact.is_empty() {
@@ -30,7 +38,8 @@ pub(crate) fn find_occurrences(content: &str, old_text: &str) -> (Vec<Range<usiz
     let ranges = haystack
         .text
         .match_indices(needle.text.as_str())
-        .map(|(start, found)| haystack.original_range(start, start + found.len()))
+        .take(limit.saturating_add(1))
+        .map(|(start, found)| haystack.original_range(content, start, start + found.len()))
         .collect();
     (ranges, MatchKind::Tolerant)
 }
@@ -46,22 +55,20 @@ fn fold_char(c: char) -> char {
     }
 }
 
-/// A normalised copy of a text with, for each of its bytes, the original byte range of the
-/// character it came from.
+/// A normalised copy of a text with, for each of its bytes, where in the original the
+/// character it came from starts (its end is found again from the original, so one `u32` a
+/// byte — five bytes of memory per byte of the file with the text — is all this costs).
 struct Normalized {
     text: String,
-    /// Per normalised byte: start of the original character (u32 keeps this at 8 bytes a byte).
-    origin_start: Vec<u32>,
-    /// Per normalised byte: end of the original character (a folded `\r\n` spans both bytes).
-    origin_end: Vec<u32>,
+    /// Per normalised byte: start of the original character (a folded `\r\n`: its `\r`).
+    origin: Vec<u32>,
 }
 
 impl Normalized {
     fn new(original: &str) -> Self {
         let mut normalized = Self {
             text: String::with_capacity(original.len()),
-            origin_start: Vec::with_capacity(original.len()),
-            origin_end: Vec::with_capacity(original.len()),
+            origin: Vec::with_capacity(original.len()),
         };
         let mut line_start = 0;
         while line_start < original.len() {
@@ -72,13 +79,13 @@ impl Normalized {
             let kept = line.trim_end_matches(|c: char| c.is_whitespace() || fold_char(c) == ' ');
             for (offset, c) in kept.char_indices() {
                 let start = line_start + offset;
-                normalized.push(fold_char(c), start, start + c.len_utf8());
+                normalized.push(fold_char(c), start);
             }
             match newline {
                 Some(newline) => {
                     let crlf = line.ends_with('\r') && kept.len() < line.len();
                     let start = if crlf { newline - 1 } else { newline };
-                    normalized.push('\n', start, newline + 1);
+                    normalized.push('\n', start);
                     line_start = newline + 1;
                 }
                 None => break,
@@ -87,16 +94,27 @@ impl Normalized {
         normalized
     }
 
-    fn push(&mut self, c: char, start: usize, end: usize) {
+    fn push(&mut self, c: char, start: usize) {
         self.text.push(c);
         for _ in 0..c.len_utf8() {
-            self.origin_start.push(start as u32);
-            self.origin_end.push(end as u32);
+            // `edit` refuses files over 32 MiB, far below u32::MAX.
+            self.origin.push(start as u32);
         }
     }
 
-    fn original_range(&self, start: usize, end: usize) -> Range<usize> {
-        self.origin_start[start] as usize..self.origin_end[end - 1] as usize
+    /// The bytes of `original` (the text this was made from) that normalised bytes
+    /// `start..end` came from.
+    fn original_range(&self, original: &str, start: usize, end: usize) -> Range<usize> {
+        let first = self.origin[start] as usize;
+        let last = self.origin[end - 1] as usize;
+        let last_len =
+            if self.text.as_bytes()[end - 1] == b'\n' && original.as_bytes()[last] == b'\r' {
+                // A `\r\n` folded into `\n`.
+                2
+            } else {
+                original[last..].chars().next().map_or(1, char::len_utf8)
+            };
+        first..last + last_len
     }
 }
 
@@ -109,10 +127,18 @@ pub(crate) fn line_of(text: &str, offset: usize) -> usize {
         + 1
 }
 
+/// Characters of a quoted line in the "closest text" message; longer lines are cut.
+const MAX_QUOTED_LINE_CHARS: usize = 500;
+/// Starting points scored by their whole window.
+const CANDIDATE_STARTS: usize = 8;
+
 /// The lines of `content` that look most like `old_text`: `(first line, lines)`, when anything is
 /// similar enough to be worth quoting.
+///
+/// Streams over the lines (no list of them: a file of millions of short lines would cost far
+/// more than its size) and skips lines much longer than the one compared with (one 20 MB line
+/// cannot be similar, and its character pairs alone would take 160 MB).
 pub(crate) fn closest_candidate(content: &str, old_text: &str) -> Option<(usize, Vec<String>)> {
-    let file_lines: Vec<&str> = content.lines().collect();
     let old_lines: Vec<&str> = old_text.lines().collect();
     let (anchor_index, anchor) = old_lines
         .iter()
@@ -121,24 +147,26 @@ pub(crate) fn closest_candidate(content: &str, old_text: &str) -> Option<(usize,
     let anchor = normalize_line(anchor);
     // Score every line against the first non-blank line of old_text, then the best few starting
     // points by the whole window: linear in the file, cheap enough on an error path.
-    let mut starts: Vec<(f64, usize)> = file_lines
-        .iter()
-        .enumerate()
-        .map(|(index, line)| (similarity(&anchor, &normalize_line(line)), index))
-        .filter(|(score, _)| *score > 0.0)
-        .collect();
-    starts.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut starts: Vec<(f64, usize)> = Vec::with_capacity(CANDIDATE_STARTS + 1);
+    for (index, line) in content.lines().enumerate() {
+        let score = bounded_similarity(&anchor, line);
+        let worst = starts.last().map_or(0.0, |&(score, _)| score);
+        if score > 0.0 && (starts.len() < CANDIDATE_STARTS || score > worst) {
+            starts.push((score, index));
+            starts.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            starts.truncate(CANDIDATE_STARTS);
+        }
+    }
     let window = old_lines.len().max(1);
     let mut best: Option<(f64, usize)> = None;
-    for &(_, index) in starts.iter().take(8) {
+    for &(_, index) in &starts {
         let Some(first) = index.checked_sub(anchor_index) else {
             continue;
         };
-        let end = (first + window).min(file_lines.len());
         let score: f64 = old_lines
             .iter()
-            .zip(&file_lines[first..end])
-            .map(|(old, line)| similarity(&normalize_line(old), &normalize_line(line)))
+            .zip(content.lines().skip(first))
+            .map(|(old, line)| bounded_similarity(&normalize_line(old), line))
             .sum::<f64>()
             / window as f64;
         if best.is_none_or(|(best_score, _)| score > best_score) {
@@ -149,12 +177,25 @@ pub(crate) fn closest_candidate(content: &str, old_text: &str) -> Option<(usize,
     if score < 0.4 {
         return None;
     }
-    let end = (first + window).min(file_lines.len());
-    let lines = file_lines[first..end]
-        .iter()
-        .map(|line| line.to_string())
+    let lines = content
+        .lines()
+        .skip(first)
+        .take(window)
+        .map(|line| match cut_line(line, MAX_QUOTED_LINE_CHARS) {
+            Some(cut) => format!("{cut}… [line cut]"),
+            None => line.to_string(),
+        })
         .collect();
     Some((first + 1, lines))
+}
+
+/// [`similarity`] of the normalised `wanted` with `line`, or 0 without looking when `line` is
+/// so much longer that the score could not reach 0.4 anyway (2a / (a + b) < 0.4 for b > 4a).
+fn bounded_similarity(wanted: &str, line: &str) -> f64 {
+    if line.len() > 4 * wanted.len() + 64 {
+        return 0.0;
+    }
+    similarity(wanted, &normalize_line(line))
 }
 
 fn normalize_line(line: &str) -> String {
@@ -197,14 +238,14 @@ mod tests {
 
     #[test]
     fn exact_matches_win() {
-        let (ranges, kind) = find_occurrences("a b a", "a");
+        let (ranges, kind) = find_occurrences("a b a", "a", 10);
         assert_eq!((ranges, kind), (vec![0..1, 4..5], MatchKind::Exact));
     }
 
     #[test]
     fn tolerant_match_maps_back_to_original_bytes() {
         let content = "let s = “hi”;  \r\nnext\r\n";
-        let (ranges, kind) = find_occurrences(content, "let s = \"hi\";\nnext");
+        let (ranges, kind) = find_occurrences(content, "let s = \"hi\";\nnext", 10);
         assert_eq!(kind, MatchKind::Tolerant);
         assert_eq!(ranges.len(), 1);
         assert_eq!(&content[ranges[0].clone()], "let s = “hi”;  \r\nnext");
@@ -213,7 +254,7 @@ mod tests {
     #[test]
     fn trailing_whitespace_outside_the_match_is_not_taken() {
         let content = "foo  \nbar";
-        let (ranges, _) = find_occurrences(content, "foo \t");
+        let (ranges, _) = find_occurrences(content, "foo \t", 10);
         assert_eq!(ranges, vec![0..3]);
     }
 
@@ -225,5 +266,32 @@ mod tests {
         assert_eq!(line, 2);
         assert_eq!(lines, vec!["    let x = 1;", "    println!(\"{x}\");"]);
         assert!(closest_candidate(content, "zzzz qqqq").is_none());
+    }
+
+    #[test]
+    fn occurrences_stop_one_past_the_limit() {
+        let (ranges, _) = find_occurrences(&"a".repeat(100), "a", 5);
+        assert_eq!(ranges.len(), 6);
+        let (ranges, kind) = find_occurrences(&"x \r\n".repeat(100), "x\n", 5);
+        assert_eq!((ranges.len(), kind), (6, MatchKind::Tolerant));
+        assert_eq!(ranges[0], 0..4);
+    }
+
+    #[test]
+    fn a_kept_carriage_return_maps_to_one_byte() {
+        let content = "a\rb\n";
+        let (ranges, kind) = find_occurrences(content, "a\rb  ", 10);
+        assert_eq!(kind, MatchKind::Tolerant);
+        assert_eq!(ranges.len(), 1);
+        assert_eq!(ranges[0], 0..3);
+    }
+
+    #[test]
+    fn closest_candidate_cuts_long_lines_it_quotes() {
+        let long = "y".repeat(5000);
+        let content = format!("fn main() {{\n    let x = 1;\n{long}\n}}\n");
+        let (line, lines) = closest_candidate(&content, "    let x = 1;\nyyyy").unwrap();
+        assert_eq!(line, 2);
+        assert!(lines[1].ends_with("… [line cut]") && lines[1].len() < 600);
     }
 }

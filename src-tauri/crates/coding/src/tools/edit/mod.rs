@@ -3,26 +3,39 @@
 //!
 //! - [`matching`]: where each `old_text` is (exact, then tolerant), and the closest candidate.
 //! - [`apply`]: overlap checks, line-ending adaptation, the new content and changed lines.
-//! - [`diff`]: the unified diff for `details`.
+//! - [`diff`]: the unified diff for `details`, capped at [`MAX_DIFF_BYTES`].
+//! - [`load`]: the file, refused unread above [`MAX_EDIT_FILE_BYTES`] or when not a regular
+//!   file.
+//!
+//! Memory stays a small multiple of the file: the content, the new content, and (only when the
+//! exact search fails) a normalised copy at five bytes a byte; at most [`MAX_REPLACEMENTS`]
+//! replacements and a new content of at most twice the file limit.
 
 mod apply;
 mod diff;
+mod load;
 mod matching;
-
-use std::path::Path;
 
 use arbor_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
 use arbor_llm::{JsonObject, Tool as ToolSpec};
 use serde::Deserialize;
 use serde_json::json;
 
-use self::apply::{ChangedLines, Replacement};
+use self::apply::{ApplyError, ChangedLines, Replacement};
 use self::matching::{closest_candidate, find_occurrences, line_of, MatchKind};
 use super::args::{parse_arguments, spec};
-use super::{atomic, paths};
+use super::{atomic, names, paths};
 use crate::workspace::Workspace;
 
+pub use self::diff::{MAX_DIFF_BYTES, MAX_DIFF_LINE_CHARS};
+pub use self::load::MAX_EDIT_FILE_BYTES;
+
 const UTF8_BOM: &str = "\u{feff}";
+/// Most replacements one call makes (all edits together): `replace_all` of a one-character
+/// `old_text` in a 32 MiB file would otherwise hold tens of millions of them.
+pub const MAX_REPLACEMENTS: usize = 100_000;
+/// The largest new content an edit may produce.
+const MAX_NEW_CONTENT_BYTES: usize = 2 * MAX_EDIT_FILE_BYTES as usize;
 
 #[derive(Debug, Deserialize)]
 struct EditArguments {
@@ -102,12 +115,11 @@ impl AgentTool for EditTool {
         context: ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let arguments: EditArguments = parse_arguments(arguments)?;
+        self.workspace.ensure_root()?;
         let cwd = self.workspace.cwd();
-        let path = paths::resolve(cwd, &arguments.path);
+        let path = names::resolve_existing(cwd, &arguments.path)?;
         let shown = paths::display(cwd, &path);
-        let bytes = tokio::fs::read(&path)
-            .await
-            .map_err(|error| open_error(&path, &shown, cwd, &error))?;
+        let bytes = load::load(&path, &shown, cwd).await?;
         let stale = self.workspace.tracker().changed_since_seen(&path, &bytes) == Some(true);
         let original = String::from_utf8(bytes).map_err(|_| {
             ToolError::respond(format!(
@@ -125,15 +137,22 @@ impl AgentTool for EditTool {
         if context.cancel.is_cancelled() {
             return Err(ToolError::Aborted);
         }
+        // Checked again right before writing: the plan may have taken a while.
+        self.workspace.ensure_root()?;
+        crate::workspace::check_writable(&path)?;
         let new_bytes = planned.new_content.into_bytes();
-        {
-            let (path, new_bytes) = (path.clone(), new_bytes.clone());
-            tokio::task::spawn_blocking(move || atomic::write_atomic(&path, &new_bytes))
-                .await
-                .map_err(|error| ToolError::respond(format!("Cannot write {shown}: {error}.")))?
-                .map_err(|error| ToolError::respond(format!("Cannot write {shown}: {error}.")))?;
-        }
+        let new_bytes = {
+            let path = path.clone();
+            // Moved in and handed back, not cloned: one copy of a large file is enough.
+            tokio::task::spawn_blocking(move || {
+                atomic::write_atomic(&path, &new_bytes).map(|()| new_bytes)
+            })
+            .await
+            .map_err(|error| ToolError::respond(format!("Cannot write {shown}: {error}.")))?
+            .map_err(|error| ToolError::respond(format!("Cannot write {shown}: {error}.")))?
+        };
         self.workspace.tracker().record(&path, &new_bytes);
+        drop(new_bytes);
 
         let mut message = format!(
             "Edited {shown}: {}. Changed lines: {}.",
@@ -158,10 +177,18 @@ impl AgentTool for EditTool {
                  to its current content."
             ));
         }
+        if planned.diff.truncated {
+            message.push_str(&format!(
+                " The diff shown to the user was cut (at {} KiB, lines at {MAX_DIFF_LINE_CHARS} \
+                 characters).",
+                MAX_DIFF_BYTES / 1024
+            ));
+        }
         let first_changed_line = planned.changed.first().map(|lines| lines.first);
         Ok(ToolOutput::text(message).with_details(json!({
             "path": shown,
-            "diff": planned.diff,
+            "diff": planned.diff.text,
+            "diff_truncated": planned.diff.truncated,
             "first_changed_line": first_changed_line,
             "replacements": planned.changed.len(),
             "changed_on_disk": stale,
@@ -172,7 +199,7 @@ impl AgentTool for EditTool {
 /// The outcome of a successful plan: what to write and how to describe it.
 struct PlannedEdit {
     new_content: String,
-    diff: String,
+    diff: diff::Diff,
     changed: Vec<ChangedLines>,
     edit_count: usize,
     tolerant_edits: Vec<usize>,
@@ -212,7 +239,8 @@ fn plan_edits(shown: &str, original: String, edits: &[EditSpec]) -> Result<Plann
                 label(index)
             )));
         }
-        let (ranges, kind) = find_occurrences(content, &edit.old_text);
+        let room = MAX_REPLACEMENTS - replacements.len();
+        let (ranges, kind) = find_occurrences(content, &edit.old_text, room);
         if ranges.is_empty() {
             return Err(not_found(
                 shown,
@@ -233,9 +261,21 @@ fn plan_edits(shown: &str, original: String, edits: &[EditSpec]) -> Result<Plann
                  surrounding lines to make it unique, or set replace_all to true to replace every \
                  occurrence.{nothing_applied}",
                 label(index),
-                ranges.len(),
+                if ranges.len() > room {
+                    format!("more than {room}")
+                } else {
+                    ranges.len().to_string()
+                },
                 lines.join(", "),
                 if ranges.len() > 20 { ", …" } else { "" }
+            )));
+        }
+        if ranges.len() > room {
+            return Err(ToolError::respond(format!(
+                "{}: old_text matches more than {room} times in {shown}, and one edit call \
+                 makes at most {MAX_REPLACEMENTS} replacements. Use bash for a change this \
+                 broad (for example `sed -i 's/old/new/g' {shown}`).{nothing_applied}",
+                label(index)
             )));
         }
         if kind == MatchKind::Tolerant {
@@ -244,26 +284,33 @@ fn plan_edits(shown: &str, original: String, edits: &[EditSpec]) -> Result<Plann
         replacements.extend(ranges.into_iter().map(|range| Replacement {
             edit: index,
             range,
-            new_text: edit.new_text.clone(),
+            new_text: &edit.new_text,
         }));
     }
-    let (new_body, changed) = apply::apply(content, replacements).map_err(|overlap| {
-        ToolError::respond(format!(
-            "Edits {} and {} overlap (both change line {} of {shown}). Merge them into one edit.\
-             {nothing_applied}",
-            overlap.first_edit + 1,
-            overlap.second_edit + 1,
-            overlap.line
-        ))
-    })?;
+    let (new_content, changed) = apply::apply(bom, content, replacements, MAX_NEW_CONTENT_BYTES)
+        .map_err(|error| match error {
+            ApplyError::Overlap(overlap) => ToolError::respond(format!(
+                "Edits {} and {} overlap (both change line {} of {shown}). Merge them into \
+                     one edit.{nothing_applied}",
+                overlap.first_edit + 1,
+                overlap.second_edit + 1,
+                overlap.line
+            )),
+            ApplyError::TooLarge => ToolError::respond(format!(
+                "The edits would make {shown} larger than {} MiB, more than edit produces. \
+                     Use bash or write for a change this large.{nothing_applied}",
+                MAX_NEW_CONTENT_BYTES / (1024 * 1024)
+            )),
+        })?;
+    let new_body = &new_content[bom.len()..];
     if new_body == content {
         return Err(ToolError::respond(format!(
             "No change: the edits leave {shown} exactly as it was (new_text equals old_text)."
         )));
     }
-    let diff = diff::unified_diff(shown, content, &new_body);
+    let diff = diff::unified_diff(shown, content, new_body);
     Ok(PlannedEdit {
-        new_content: format!("{bom}{new_body}"),
+        new_content,
         diff,
         changed,
         edit_count: edits.len(),
@@ -297,18 +344,6 @@ fn not_found(
     }
     message.push_str(nothing_applied);
     ToolError::respond(message)
-}
-
-fn open_error(path: &Path, shown: &str, cwd: &Path, error: &std::io::Error) -> ToolError {
-    if error.kind() == std::io::ErrorKind::NotFound {
-        let suggestion = paths::close_match(path)
-            .map(|found| format!(" Did you mean {}?", paths::display(cwd, &found)))
-            .unwrap_or_default();
-        return ToolError::respond(format!(
-            "File not found: {shown}.{suggestion} To create a file use write."
-        ));
-    }
-    ToolError::respond(format!("Cannot read {shown}: {error}."))
 }
 
 fn count_summary(edits: usize, replacements: usize) -> String {
