@@ -5,7 +5,9 @@
 //!
 //! # Database
 //!
-//! `DATA_DIR/arbor.db` ([`Store::open`]), WAL journal, `foreign_keys=ON`, `synchronous=NORMAL`,
+//! `DATA_DIR/arbor.db` ([`Store::open`]: a quick check first, so a damaged file is refused for
+//! writing with [`StoreError::Damaged`]; [`Store::open_read_only`] for readers, which also works
+//! in a read-only folder), WAL journal, `foreign_keys=ON`, `synchronous=NORMAL`,
 //! a 5 s busy timeout. Every write is one short `BEGIN IMMEDIATE` transaction (an import: one
 //! longer one for the whole session), so several connections or processes can write the same
 //! file; a `kill -9` at any moment leaves the database consistent, losing at most the write in
@@ -62,7 +64,9 @@
 //! deleted by compaction or branching: the tree keeps every node.
 //!
 //! Appends go under the current leaf (or an explicit parent in the same session) and move the
-//! leaf; [`Store::set_leaf`] moves it anywhere in the session (branching);
+//! leaf; [`Store::append_under`] goes under a given node whatever the leaf is (a live session
+//! writes under its own last node, so two processes on one session make branches, not one
+//! woven chain); [`Store::set_leaf`] moves it anywhere in the session (branching);
 //! [`Store::fork_session`] copies a path into a new session; [`Store::import_session`] creates
 //! a whole session (nodes, labels, leaf, original timestamps) in one transaction.
 //!
