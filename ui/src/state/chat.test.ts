@@ -667,6 +667,44 @@ describe('a failed store write', () => {
     ]);
   });
 
+  it('of a tool result: the call that ran keeps its output, not "not run"', () => {
+    const withCall: SessionView = {
+      ...stored,
+      entries: [
+        ...stored.entries,
+        entry('u1', 'a0', userMessage('fill the disk')),
+        entry('a1', 'u1', answer([readCall('c1', 'big.txt')])),
+      ],
+    };
+    const call = answer([readCall('c1', 'big.txt')]);
+    let model = fromView({ ...withCall, entries: withCall.entries.slice(0, 3) });
+    model = applyEvents(model, [
+      { type: 'agent_start' },
+      { type: 'message_start', message: call },
+      { type: 'message_end', message: call },
+      { type: 'node_appended', node_id: 'a1', parent_id: 'u1', session_id: 's1' },
+      { type: 'tool_execution_start', tool_call_id: 'c1', tool_name: 'read', args: {} },
+      {
+        type: 'tool_execution_end',
+        tool_call_id: 'c1',
+        tool_name: 'read',
+        result: { content: [{ type: 'text', text: 'it ran' }] },
+        is_error: false,
+      },
+      { type: 'store_error', message: 'the disk is full' },
+      aborted,
+    ]);
+    const key = toolKey(model.items[3].key, 'c1');
+    expect(model.tools[key].result).not.toBeNull();
+    // The reload has the call but not its result: the window keeps what it saw.
+    const reloaded = fromView(withCall, model);
+    expect(reloaded.tools[key].status).toBe('done');
+    expect(reloaded.tools[key].result).toEqual(model.tools[key].result);
+    // Without a store error, a call with no stored result is not run.
+    const plain = fromView(withCall, { ...model, runError: null });
+    expect(plain.tools[key].result).toBeNull();
+  });
+
   it('of the first message of a new chat keeps it too', () => {
     let model = applyEvents(empty(), events.slice(0, userStored));
     model = applyEvent(model, { type: 'store_error', message: 'read-only database' });

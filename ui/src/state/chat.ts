@@ -276,6 +276,9 @@ export function fromView(view: SessionView, previous?: ChatModel): ChatModel {
   // A turn the store could not save stays under the node it followed while the branch shown
   // still ends there (the reload after the run does not have it).
   const unsaved = keptUnsaved(view, leafId, previous);
+  if (previous && sameSession && previous.runError?.kind === 'store') {
+    keepUnsavedResults(items, previous.tools, tools);
+  }
   if (unsaved && previous) {
     const from = indexOfKey(previous, unsaved.from);
     const rest = previous.items.slice(from);
@@ -308,6 +311,24 @@ export function fromView(view: SessionView, previous?: ChatModel): ChatModel {
     nextKey,
     earlier,
   };
+}
+
+/** After a store error: a call that ran but whose result could not be stored keeps what the
+ * window saw of it (its output and result), instead of reading as "not run" — it did run. */
+function keepUnsavedResults(
+  items: readonly ChatItem[],
+  before: Record<string, ToolView>,
+  tools: Record<string, ToolView>,
+): void {
+  for (const item of items) {
+    if (item.kind !== 'assistant') continue;
+    for (const part of item.content) {
+      if (part.type !== 'tool_call') continue;
+      const key = toolKey(item.key, part.id);
+      const seen = before[key];
+      if (!tools[key]?.result && seen && (seen.result || seen.output)) tools[key] = seen;
+    }
+  }
 }
 
 function keptUnsaved(

@@ -179,7 +179,7 @@ async fn a_cut_off_tool_call_is_not_run() {
     let script = arbor_test_support::Script::new()
         .turn(Turn::stream().tool_call_raw("echo", "{\"text\": \"only the begin"))
         .turn(Turn::text("Sorry."));
-    let mut h = Harness::start(WireApi::OpenAiCompletions, script).await;
+    let h = Harness::start(WireApi::OpenAiCompletions, script).await;
     let outcome = h.agent.prompt("Echo a lot", Vec::new()).await.unwrap();
     let results = tool_results(&outcome.messages);
     assert_eq!(results.len(), 1);

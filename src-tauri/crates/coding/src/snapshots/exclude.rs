@@ -123,4 +123,24 @@ mod tests {
         let all = Exclusions::new(&workspace, &[dir.path().parent().unwrap().to_owned()]);
         assert!(all.excludes("src/main.rs"));
     }
+
+    #[test]
+    fn only_stale_temporary_files_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let stale = dir.path().join(".main.rs.Xy12Ab.arbor-tmp");
+        let fresh = dir.path().join(".lib.rs.Zz34Cd.arbor-tmp");
+        std::fs::write(&stale, "half").unwrap();
+        std::fs::write(&fresh, "being written").unwrap();
+        let old = SystemTime::now() - STALE_AFTER - Duration::from_secs(60);
+        std::fs::File::options()
+            .write(true)
+            .open(&stale)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let gone = dir.path().join(".gone.arbor-tmp");
+        assert_eq!(remove_stale(&[stale.clone(), fresh.clone(), gone]), 1);
+        assert!(!stale.exists());
+        assert!(fresh.exists(), "a write in progress keeps its file");
+    }
 }
