@@ -37,44 +37,14 @@ fn arbor_cli() -> Result<PathBuf> {
     Ok(cli)
 }
 
-/// A tmpfs of `size` at `dir`; `false` (with the reason printed) where mounting is not allowed.
-fn mount_tmpfs(dir: &Path, size: &str) -> bool {
-    let out = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-        .arg(dir)
-        .output();
-    match out {
-        Ok(out) if out.status.success() => true,
-        Ok(out) => {
-            eprintln!(
-                "SKIPPED (full-disk part): cannot mount a tmpfs ({}); it needs root",
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-            false
-        }
-        Err(error) => {
-            eprintln!("SKIPPED (full-disk part): no mount command ({error})");
-            false
-        }
-    }
-}
-
-struct Unmount(Option<PathBuf>);
-
-impl Drop for Unmount {
-    fn drop(&mut self) {
-        if let Some(dir) = self.0.take() {
-            let _ = std::process::Command::new("umount").arg(dir).status();
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_window_and_the_terminal_branch_and_a_full_disk_loses_nothing() -> Result<()> {
     let cli = arbor_cli()?;
     let data = tempfile::tempdir()?;
-    let on_tmpfs = mount_tmpfs(data.path(), "6m");
-    let _unmount = Unmount(on_tmpfs.then(|| data.path().to_owned()));
+    let tmpfs = arbor_test_support::tmpfs::Tmpfs::mount(data.path(), "6m")
+        .inspect_err(|why| eprintln!("SKIPPED (the full-disk part): {why}"))
+        .ok();
+    let on_tmpfs = tmpfs.is_some();
     let filler = data.path().join("filler");
     let window = MockProvider::start(
         Script::new()
@@ -227,6 +197,16 @@ async fn run(
     ensure!(error.is_displayed().await?, "the store error is shown");
     let said = error.text().await?;
     ensure!(said.contains("could not be saved"), "{said}");
+    // The command did run (it filled the disk): its card says so, though its result is not
+    // stored.
+    let card = client
+        .execute(
+            "const cards = document.querySelectorAll('[data-testid=tool-card][data-tool-name=bash]');\
+             return cards[cards.length - 1].dataset.status;",
+            vec![],
+        )
+        .await?;
+    ensure!(card == json!("done"), "the bash card says {card}");
     let user_messages = client
         .execute(
             "return [...document.querySelectorAll('[data-testid=message][data-role=user]')]\

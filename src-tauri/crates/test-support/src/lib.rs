@@ -148,6 +148,7 @@ mod playback;
 mod recording;
 mod script;
 mod server;
+pub mod tmpfs;
 
 use std::path::PathBuf;
 

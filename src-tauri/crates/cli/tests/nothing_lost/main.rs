@@ -83,24 +83,11 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Mounts a tmpfs of `size` at `dir` (root only); `None` with the reason when not allowed.
-fn mount_tmpfs(dir: &Path, size: &str) -> Option<()> {
-    let out = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-        .arg(dir)
-        .output()
-        .ok()?;
-    if out.status.success() {
-        Some(())
-    } else {
-        eprintln!(
-            "SKIPPED: cannot mount a tmpfs here ({}): the full-disk trial needs root",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-        None
-    }
-}
+/// Unmounts `dir` when dropped (a bind mount a test made).
+struct Unmount(PathBuf);
 
-fn unmount(dir: &Path) {
-    let _ = std::process::Command::new("umount").arg(dir).status();
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
 }

@@ -140,7 +140,7 @@ async fn soak_kill9_at_random_moments() {
             command.args(args_with(&mock, project.path(), &rest));
         }
         let mut child = command.spawn().unwrap();
-        let wait = Duration::from_millis(random.below(700));
+        let wait = Duration::from_millis(random.below(350));
         match tokio::time::timeout(wait, child.wait()).await {
             Ok(_) => finished += 1,
             Err(_) => {
@@ -196,7 +196,7 @@ async fn soak_kill9_at_random_moments() {
     }
     println!(
         "soak: {trials} trials ({killed} killed mid-run, {finished} finished, {restores} restores); \
-         {all_sent} messages sent to the model; database damaged after {damaged}, git fsck failed \
+         {all_sent} messages sent to the model checked; database damaged after {damaged}, git fsck failed \
          {fsck_failed}, messages sent but not stored {missing}"
     );
     println!(

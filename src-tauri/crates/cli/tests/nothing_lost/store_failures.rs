@@ -9,16 +9,13 @@ async fn a_full_disk_stops_the_run_and_is_never_reported_as_success() {
     let project = tempfile::tempdir().unwrap();
     let arbor = Arbor::new();
     let data = tempfile::tempdir().unwrap();
-    if mount_tmpfs(data.path(), "3m").is_none() {
-        return;
-    }
-    struct Unmount(PathBuf);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            unmount(&self.0);
+    let _tmpfs = match arbor_test_support::tmpfs::Tmpfs::mount(data.path(), "3m") {
+        Ok(tmpfs) => tmpfs,
+        Err(why) => {
+            eprintln!("SKIPPED: the full-disk trial: {why}");
+            return;
         }
-    }
-    let _guard = Unmount(data.path().to_owned());
+    };
     let filler = data.path().join("filler");
     let mut script = Script::new().turn(Turn::stream().tool_call(
         "bash",
@@ -192,12 +189,6 @@ async fn a_read_only_data_folder_still_lists_and_exports() {
             String::from_utf8_lossy(&bind.stderr).trim()
         );
         return;
-    }
-    struct Unmount(PathBuf);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            unmount(&self.0);
-        }
     }
     let _guard = Unmount(dir.to_owned());
     let ro = std::process::Command::new("mount")

@@ -222,20 +222,14 @@ mod tests {
             assert_eq!(unified_diff("f", &before, &after).text, whole);
         }
         // Without a final newline the hint line must come out as similar writes it.
-        let (before, after) = ("a\nb\nc", "a\nB\nc");
-        let whole = TextDiff::from_lines(before, after)
-            .unified_diff()
-            .context_radius(3)
-            .header("a/f", "b/f")
-            .to_string();
-        assert_eq!(unified_diff("f", before, after).text, whole);
-        let (before, after) = ("a\nb\nc\n", "a\nb\nC");
-        let whole = TextDiff::from_lines(before, after)
-            .unified_diff()
-            .context_radius(3)
-            .header("a/f", "b/f")
-            .to_string();
-        assert_eq!(unified_diff("f", before, after).text, whole);
+        for (before, after) in [("a\nb\nc", "a\nB\nc"), ("a\nb\nc\n", "a\nb\nC")] {
+            let whole = TextDiff::from_lines(before, after)
+                .unified_diff()
+                .context_radius(3)
+                .header("a/f", "b/f")
+                .to_string();
+            assert_eq!(unified_diff("f", before, after).text, whole);
+        }
     }
 
     #[test]
