@@ -3,6 +3,7 @@
 
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags};
@@ -46,7 +47,14 @@ pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 pub struct Store {
     pub(crate) conn: Connection,
     path: PathBuf,
+    /// What the quick check run in the background (a large database) found: writes refuse
+    /// once it reports damage.
+    damage: Arc<Mutex<Option<Vec<String>>>>,
 }
+
+/// A database up to this size is quick-checked before `open` returns (about 10 ms); a larger
+/// one in the background, so a session's first request is not held up by it (156 MB: 200 ms).
+const CHECK_BEFORE_OPEN_MAX_BYTES: u64 = 8 * 1024 * 1024;
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -84,6 +92,7 @@ impl Store {
             let store = Store {
                 conn,
                 path: path.clone(),
+                damage: Arc::default(),
             };
             store.check_header(true)?;
             Ok(store)
@@ -108,9 +117,15 @@ impl Store {
         let store = Store {
             conn,
             path: path.to_path_buf(),
+            damage: Arc::default(),
         };
         store.configure()?;
-        store.quick_check()?;
+        let size = std::fs::metadata(path).map_or(0, |m| m.len());
+        if size <= CHECK_BEFORE_OPEN_MAX_BYTES {
+            store.quick_check()?;
+        } else {
+            store.quick_check_in_background();
+        }
         store.migrate()?;
         Ok(store)
     }
@@ -183,18 +198,33 @@ impl Store {
     /// SQLite's quick check (pages, records and the b-trees, without comparing indexes to
     /// tables): damaged pages refuse the open for writing, with what to do.
     fn quick_check(&self) -> Result<()> {
-        let mut stmt = self.conn.prepare("PRAGMA quick_check(20)")?;
-        let rows: Vec<String> = stmt
-            .query_map([], |r| r.get::<_, String>(0))
-            .and_then(|rows| rows.collect())
-            .unwrap_or_else(|e| vec![e.to_string()]);
-        if rows.len() == 1 && rows[0] == "ok" {
-            return Ok(());
+        match quick_check_problems(&self.conn) {
+            None => Ok(()),
+            Some(problems) => Err(StoreError::Damaged {
+                path: self.path.clone(),
+                problems,
+            }),
         }
-        Err(StoreError::Damaged {
-            path: self.path.clone(),
-            problems: rows,
-        })
+    }
+
+    /// [`Store::quick_check`] on a connection of its own, off the caller's thread: damage it
+    /// finds makes every later write refuse (`Damaged`). A check that cannot start finds
+    /// nothing (the writes themselves still fail on damaged pages).
+    fn quick_check_in_background(&self) {
+        let (path, damage) = (self.path.clone(), self.damage.clone());
+        let _detached = std::thread::Builder::new()
+            .name("arbor-store-check".into())
+            .spawn(move || {
+                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+                let Ok(conn) = Connection::open_with_flags(&path, flags) else {
+                    return;
+                };
+                if let Some(problems) = quick_check_problems(&conn) {
+                    if let Ok(mut slot) = damage.lock() {
+                        *slot = Some(problems);
+                    }
+                }
+            });
     }
 
     /// Reads the header and checks the file is Arbor's; `reading`: also that its schema is the
@@ -288,6 +318,13 @@ impl Store {
     /// Runs `f` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so two
     /// writers queue on the busy timeout instead of failing on a read→write upgrade.
     pub(crate) fn write<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let found = self.damage.lock().ok().and_then(|slot| slot.clone());
+        if let Some(problems) = found {
+            return Err(StoreError::Damaged {
+                path: self.path.clone(),
+                problems,
+            });
+        }
         self.transaction("BEGIN IMMEDIATE", f)
     }
 
@@ -329,6 +366,19 @@ impl Store {
             other => other,
         }
     }
+}
+
+/// The problems `PRAGMA quick_check` reports (`None`: healthy); a check that stops on a
+/// damaged page is a problem too.
+fn quick_check_problems(conn: &Connection) -> Option<Vec<String>> {
+    let rows: Vec<String> = conn
+        .prepare("PRAGMA quick_check(20)")
+        .and_then(|mut stmt| {
+            stmt.query_map([], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()
+        })
+        .unwrap_or_else(|e| vec![e.to_string()]);
+    (rows.len() != 1 || rows[0] != "ok").then_some(rows)
 }
 
 /// `path` for an SQLite `file:` URI (the characters URIs reserve, percent-encoded).

@@ -306,3 +306,69 @@ fn bad_node_input_is_refused() {
     let n = user(&store, &s.id, weird);
     assert_eq!(store.get_node(&n.id).unwrap().text, weird);
 }
+
+/// Damages the page holding the end of `marker` in `data/arbor.db` (its WAL folded in first).
+fn damage_page_with(data: &std::path::Path, marker: &str) {
+    let db = data.join("arbor.db");
+    let bytes = std::fs::read(&db).unwrap();
+    let needle = &marker.as_bytes()[marker.len() - 64..];
+    let at = bytes
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .expect("the marker in the file");
+    let page = at / 4096 * 4096;
+    let mut bytes = bytes;
+    bytes[page..page + 16].fill(0xff);
+    std::fs::write(&db, bytes).unwrap();
+}
+
+/// A damaged database: a small one is refused at open; a large one (checked in the
+/// background, so a session's first request is not held up) refuses writes once the check
+/// has found the damage. Either way the error says what to do.
+#[test]
+fn damaged_pages_refuse_writing() {
+    for (count, size) in [(4usize, 3_000usize), (120, 100_000)] {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let marker = format!("{}-END", "MARK".repeat(size / 4));
+        let project = {
+            let store = Store::open(&data).unwrap();
+            let (p, s) = session(&store, &dir);
+            for i in 0..count {
+                let text = if i == count / 2 {
+                    marker.clone()
+                } else {
+                    format!("{i} {}", "x".repeat(size))
+                };
+                store.append(&s.id, msg(NodeKind::User, &text)).unwrap();
+            }
+            p.id
+        };
+        damage_page_with(&data, &marker);
+        let large = std::fs::metadata(data.join("arbor.db")).unwrap().len() > 8 * 1024 * 1024;
+        assert_eq!(large, count > 4, "the trial's database size");
+        match Store::open(&data) {
+            Err(error @ StoreError::Damaged { .. }) => {
+                assert!(!large, "a large database is checked in the background");
+                assert!(error.to_string().contains("arbor doctor"), "{error}");
+            }
+            Ok(store) => {
+                assert!(large, "a small damaged database must be refused at open");
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+                loop {
+                    match store.create_session(&project, None, None) {
+                        Err(StoreError::Damaged { .. }) => break,
+                        _ => {
+                            assert!(std::time::Instant::now() < deadline, "never refused");
+                            std::thread::sleep(std::time::Duration::from_millis(20));
+                        }
+                    }
+                }
+            }
+            Err(other) => panic!("{other}"),
+        }
+        // Reading what can be read still works, read-only.
+        let reader = Store::open_read_only(&data).unwrap();
+        assert!(!reader.check_integrity().unwrap().is_empty());
+    }
+}
