@@ -10,6 +10,7 @@ mod support;
 
 mod clone;
 mod data_folder;
+mod interrupts;
 mod soak;
 mod store_failures;
 mod tool_processes;
