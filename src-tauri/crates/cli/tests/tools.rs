@@ -258,3 +258,73 @@ async fn a_tool_arriving_in_a_clone_is_pending_and_not_offered() {
         "{names:?}"
     );
 }
+
+/// The names of the tools a request offered.
+fn offered(request: &arbor_test_support::RecordedRequest) -> Vec<String> {
+    request.json()["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// A model tool whose files change between two prompts of one process is not offered at the
+/// second (it would be refused only when called): in print mode and in JSON mode, which
+/// start their runs through the session's one door (`prepare_run`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_changed_between_two_prompts_is_not_offered_in_any_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "quiet\n").unwrap();
+    let arbor = Arbor::new();
+    let proposal = MockProvider::start(Script::new().turn(propose()).turn(Turn::text("Waits.")))
+        .await
+        .unwrap();
+    let mut args = vec!["-C".to_owned(), dir.path().display().to_string()];
+    args.extend(support::endpoint_args(
+        &proposal,
+        WireApi::OpenAiCompletions,
+    ));
+    args.extend(["-p".to_owned(), "make a shout tool".to_owned()]);
+    let all: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(arbor.run(&all).await.status, 0);
+    let approved = arbor_in(&arbor, dir.path(), &["tools", "approve", "shout"]).await;
+    assert_eq!(approved.status, 0, "{}", approved.stderr);
+
+    for mode in [&["-p"][..], &["--mode", "json"][..]] {
+        // The approved script back (the last round changed it); the first prompt changes it
+        // again, with bash.
+        std::fs::write(dir.path().join(".tools/shout/main.js"), SCRIPT).unwrap();
+        let mock = MockProvider::start(
+            Script::new()
+                .turn(Turn::stream().tool_call(
+                    "bash",
+                    json!({"command": "echo '// changed' >> .tools/shout/main.js"}),
+                ))
+                .turn(Turn::text("Changed it."))
+                .turn(Turn::text("Second answer.")),
+        )
+        .await
+        .unwrap();
+        let mut args = vec!["-C".to_owned(), dir.path().display().to_string()];
+        args.extend(support::endpoint_args(&mock, WireApi::OpenAiCompletions));
+        args.extend(mode.iter().map(|m| (*m).to_owned()));
+        args.extend(["--tools".to_owned(), "read,bash".to_owned()]);
+        args.extend(["first".to_owned(), "second".to_owned()]);
+        let all: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = arbor.run(&all).await;
+        assert_eq!(out.status, 0, "{mode:?}: {}", out.stderr);
+        let sent = mock.requests();
+        assert_eq!(sent.len(), 3, "{mode:?}");
+        assert!(
+            offered(&sent[0]).contains(&"shout".to_owned()),
+            "{mode:?}: the approved tool is offered at first: {:?}",
+            offered(&sent[0])
+        );
+        assert!(
+            !offered(&sent[2]).contains(&"shout".to_owned()),
+            "{mode:?}: changed since approval, not offered at the second prompt: {:?}",
+            offered(&sent[2])
+        );
+    }
+}

@@ -16,11 +16,10 @@ async fn ctrl_c_ends_a_print_run_that_waits_on_a_stalled_stream() {
     let project = tempfile::tempdir().unwrap();
     let arbor = Arbor::new();
     // A provider that sends one event and then nothing for a minute.
-    let mock = MockProvider::start(
-        Script::new().turn(Turn::text("never finished").stall_for(1, 60_000)),
-    )
-    .await
-    .unwrap();
+    let mock =
+        MockProvider::start(Script::new().turn(Turn::text("never finished").stall_for(1, 60_000)))
+            .await
+            .unwrap();
     for presses in [1, 2] {
         let mut command = arbor.command();
         command.args(args_with(&mock, project.path(), &["-p", "wait"]));
