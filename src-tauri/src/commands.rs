@@ -134,10 +134,7 @@ pub async fn close_project(
 ) -> Result<(), CommandError> {
     let closed = state.windows().remove(window.label());
     if let Some(session) = closed.and_then(|w| w.session) {
-        let mut live = session.write().await;
-        live.abort();
-        live.agent.wait_for_idle().await;
-        live.detach();
+        session.write().await.close().await;
     }
     let _ = window.set_title("Arbor");
     Ok(())

@@ -120,12 +120,14 @@ fn close_window(window: &tauri::Window, api: &tauri::CloseRequestApi) {
     tauri::async_runtime::spawn(async move {
         {
             let mut live = session.write().await;
-            if live.agent.is_streaming() {
-                live.abort();
-                let idle = live.agent.wait_for_idle();
-                let _ = tokio::time::timeout(std::time::Duration::from_secs(5), idle).await;
+            // A run that does not stop within 5 s must not keep the window open.
+            let close = live.close();
+            if tokio::time::timeout(std::time::Duration::from_secs(5), close)
+                .await
+                .is_err()
+            {
+                live.detach();
             }
-            live.detach();
         }
         let _ = window.destroy();
     });

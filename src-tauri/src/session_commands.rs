@@ -35,10 +35,7 @@ pub async fn start_session(
     let project = state.project(&label)?;
     let arbor = state.app()?;
     if let Ok(previous) = state.session(&label) {
-        let mut previous = previous.write().await;
-        previous.abort();
-        previous.agent.wait_for_idle().await;
-        previous.detach();
+        previous.write().await.close().await;
     }
     let session = blocking(move || {
         let root = PathBuf::from(&project.path);
@@ -306,7 +303,7 @@ pub async fn delete_session(
     let session = state.session(window.label()).ok();
     if let Some(session) = &session {
         let live = session.read().await;
-        let current = live.recorder.as_ref().and_then(|r| r.session_id());
+        let current = live.session_id();
         if current.as_deref() == Some(session_id.as_str()) {
             // Deleting the open chat: start a new one in its place first.
             live.new_session()?;

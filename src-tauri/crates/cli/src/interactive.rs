@@ -210,7 +210,7 @@ pub async fn run(
         // The spinner: a frame every 80 ms while the model is being waited for.
         let (out, label) = (
             out.clone(),
-            format!("waiting for {}", session.selection.model.id),
+            format!("waiting for {}", session.selection().model.id),
         );
         tokio::spawn(async move {
             let mut frame = 0usize;
@@ -226,16 +226,16 @@ pub async fn run(
     println!(
         "Arbor {} · {}/{} · {} · /help for commands",
         env!("CARGO_PKG_VERSION"),
-        session.selection.model.provider,
-        session.selection.model.id,
-        session.cwd.display()
+        session.selection().model.provider,
+        session.selection().model.id,
+        session.workspace_root().display()
     );
-    if let Some(Ok(Some(resumed))) = session.recorder.as_ref().map(|r| r.session()) {
+    if let Ok(Some(resumed)) = session.stored_session() {
         println!(
             "Resumed session {} · {} · {} messages in context",
             resumed.id,
             resumed.title,
-            session.agent.messages().len()
+            session.messages().len()
         );
     }
     let busy = out.busy.clone();
@@ -276,9 +276,9 @@ pub async fn run(
             Input::End => break,
             Input::Interrupted { .. } => {
                 let task = out.task_cancel.lock().ok().and_then(|mut t| t.take());
-                if session.agent.is_streaming() {
-                    session.agent.abort();
-                    session.agent.wait_for_idle().await;
+                if session.is_streaming() {
+                    session.abort();
+                    session.wait_for_idle().await;
                 } else if let Some(task) = task {
                     task.cancel();
                 } else if last_interrupt.is_some_and(|at| at.elapsed() < Duration::from_secs(2)) {
@@ -297,27 +297,27 @@ pub async fn run(
                     if !slash_command(command, &mut session, &resolver, &out) {
                         break;
                     }
-                } else if out.busy.load(Ordering::Relaxed) && !session.agent.is_streaming() {
+                } else if out.busy.load(Ordering::Relaxed) && !session.is_streaming() {
                     say(&out, "(busy summarising: wait, or press Ctrl+C to cancel)");
-                } else if session.agent.is_streaming() {
-                    session.agent.steer(text);
+                } else if session.is_streaming() {
+                    session.steer(text.to_owned());
                     say(
                         &out,
                         "(steering: delivered after the running tool finishes)",
                     );
-                } else if let Err(error) = session.prepare_run() {
-                    say(&out, &format!("arbor: {error}"));
                 } else {
-                    let (agent, text) = (session.agent.clone(), text.to_owned());
-                    out.run_in_background(async move { agent.prompt(text, Vec::new()).await });
+                    match session.start_prompt(text.to_owned(), Vec::new()) {
+                        Ok(run) => out.run_in_background(async move {
+                            run.await??;
+                            anyhow::Ok(())
+                        }),
+                        Err(error) => say(&out, &format!("arbor: {error}")),
+                    }
                 }
             }
         }
     }
-    if session.agent.is_streaming() {
-        session.agent.abort();
-        session.agent.wait_for_idle().await;
-    }
+    session.close().await;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -393,19 +393,15 @@ fn slash_command(
             }
         }
         "tree" | "goto" | "regenerate" | "fork" | "name" | "sessions" | "resume" | "label"
-        | "export" | "undo-restore" => match &session.recorder {
-            Some(recorder) => crate::interactive_tree::session_command(
-                name,
-                argument,
-                recorder,
-                session.compactor.clone(),
-                &session.agent,
-                out,
-            ),
-            None => say(out, "sessions are off (--no-session)"),
-        },
+        | "export" | "undo-restore" => {
+            if session.is_stored() {
+                crate::interactive_tree::session_command(name, argument, session, out)
+            } else {
+                say(out, "sessions are off (--no-session)")
+            }
+        }
         "thinking" if argument.is_empty() => {
-            say(out, &format!("thinking: {}", session.thinking.as_str()))
+            say(out, &format!("thinking: {}", session.thinking().as_str()))
         }
         "thinking" => match argument.parse::<ThinkingLevel>() {
             Ok(level) => {
@@ -417,7 +413,7 @@ fn slash_command(
             Err(error) => say(out, &error),
         },
         "model" if argument.is_empty() => {
-            let model = &session.selection.model;
+            let model = &session.selection().model;
             say(
                 out,
                 &format!(

@@ -2,18 +2,14 @@
 //! `/export`, …) and `/compact`, plus how coding events read in the terminal.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use arbor_agent::Agent;
-use arbor_coding::compaction::navigate_with_summary;
-use arbor_coding::export::{export_session, ExportFormat, ExportScope};
-use arbor_coding::{CompactionError, Compactor, Navigation, SessionRecorder};
+use arbor_coding::app::{AppError, FilesMode, LiveSession};
+use arbor_coding::export::ExportFormat;
 
 use crate::interactive::{say, Console};
-use arbor_coding::app::LiveSession;
 
-fn describe_navigation(navigation: &Navigation) -> String {
-    match &navigation.editor_text {
+fn describe_navigation(editor_text: Option<&str>) -> String {
+    match editor_text {
         Some(text) => {
             format!("(moved before that message; send it again or an edit to branch)\n{text}")
         }
@@ -23,60 +19,47 @@ fn describe_navigation(navigation: &Navigation) -> String {
 
 /// `/compact [FOCUS]`: summarise the older conversation now, in the background.
 pub(crate) fn compact(focus: &str, session: &LiveSession, out: &Console) {
-    let Some(compactor) = session.compactor.clone() else {
-        say(out, "compaction is not set up");
-        return;
-    };
-    if session.agent.is_streaming() {
-        say(
+    let focus = (!focus.is_empty()).then(|| focus.to_owned());
+    let cancel = out.start_task();
+    match session.start_compact(focus, cancel) {
+        Ok(task) => out.run_in_background(async move {
+            task.await??;
+            anyhow::Ok(())
+        }),
+        Err(AppError::NotAttached) => say(out, "compaction is not set up"),
+        Err(AppError::Busy) => say(
             out,
             "the agent is running: wait for it or press Ctrl+C first",
-        );
-        return;
+        ),
+        Err(error) => say(out, &error.to_string()),
     }
-    let focus = (!focus.is_empty()).then(|| focus.to_owned());
-    let agent = session.agent.clone();
-    let cancel = out.start_task();
-    out.run_in_background(async move {
-        compactor
-            .compact_agent(&agent, focus.as_deref(), &cancel)
-            .await
-            .map(|_| ())
-    });
 }
 
 /// `/export [markdown|jsonl|html] [FILE]`: the session to FILE (default
 /// `arbor-SESSION.EXT` in the working folder), written atomically.
-fn export(recorder: &SessionRecorder, argument: &str) -> anyhow::Result<String> {
-    let session = recorder
+fn export(session: &LiveSession, argument: &str) -> anyhow::Result<String> {
+    let id = session
         .session_id()
         .ok_or_else(|| anyhow::anyhow!("nothing to export yet: send a prompt first"))?;
-    let mut words = argument.split_whitespace();
     let mut format = ExportFormat::Markdown;
     let mut file = None;
-    for word in words.by_ref() {
+    for word in argument.split_whitespace() {
         match ExportFormat::parse(word) {
             Ok(named) => format = named,
             Err(_) => file = Some(PathBuf::from(word)),
         }
     }
-    let scope = ExportScope::default_for(format);
-    let text = recorder.with_store(|store| export_session(store, &session, scope, format))?;
     let extension = format.extension();
-    let short = session.get(..8).unwrap_or(&session);
+    let short = id.get(..8).unwrap_or(&id);
     let path = file.unwrap_or_else(|| PathBuf::from(format!("arbor-{short}.{extension}")));
-    arbor_coding::export::write_atomically(&path, &text)?;
+    session.export(format, None, Some(&path))?;
     Ok(format!("(exported to {})", path.display()))
 }
 
 /// `/goto NODE --files [--overwrite]`: the preview, then the node's files and the
 /// conversation; files changed outside Arbor stop it (listed) unless `--overwrite`.
-fn goto_with_files(
-    recorder: &SessionRecorder,
-    agent: &Agent,
-    argument: &str,
-) -> anyhow::Result<String> {
-    if agent.is_streaming() {
+fn goto_with_files(session: &LiveSession, argument: &str) -> anyhow::Result<String> {
+    if session.is_streaming() {
         anyhow::bail!("the agent is running: wait for it or press Ctrl+C first");
     }
     let words: Vec<&str> = argument.split_whitespace().collect();
@@ -85,8 +68,7 @@ fn goto_with_files(
         Some(node) => *node,
         None => anyhow::bail!("usage: /goto NODE --files [--overwrite] (ids from /tree)"),
     };
-    let id = recorder.node(node)?.id;
-    let preview = recorder.preview_restore(&id)?;
+    let preview = session.preview_restore(node)?;
     let mut text = crate::code::render_preview(&preview);
     if !overwrite && preview.changes.iter().any(|c| c.changed_outside) {
         text.push_str(&format!(
@@ -95,25 +77,19 @@ fn goto_with_files(
         ));
         return Ok(text);
     }
-    let info = recorder.restore_files(&id, overwrite)?;
-    let navigation = recorder.navigate(agent, &id)?;
-    text.push_str(&crate::code::describe_restore(&info));
-    text.push('\n');
-    text.push_str(&describe_navigation(&navigation));
+    let done = session.navigate_with_files(node, FilesMode::Restore, overwrite)?;
+    if let Some(info) = &done.restore {
+        text.push_str(&crate::code::describe_restore(info));
+        text.push('\n');
+    }
+    text.push_str(&describe_navigation(done.navigation.editor_text.as_deref()));
     Ok(text)
 }
 
-/// The slash commands that work on the stored session tree.
-pub(crate) fn session_command(
-    name: &str,
-    argument: &str,
-    recorder: &SessionRecorder,
-    compactor: Option<Arc<Compactor>>,
-    agent: &Agent,
-    out: &Console,
-) {
+/// The slash commands that work on the stored session tree, through the session's commands.
+pub(crate) fn session_command(name: &str, argument: &str, session: &LiveSession, out: &Console) {
     let result: anyhow::Result<String> = (|| match name {
-        "tree" => Ok(match recorder.tree()? {
+        "tree" => Ok(match session.tree()?.tree {
             Some(tree) => crate::stored::render_tree(&tree).trim_end().to_owned(),
             None => "(no messages yet)".to_owned(),
         }),
@@ -121,32 +97,31 @@ pub(crate) fn session_command(
             "usage: /goto NODE [--summary] or /goto NODE --files [--overwrite] (ids from /tree)"
         )),
         "goto" if argument.split_whitespace().any(|word| word == "--files") => {
-            goto_with_files(recorder, agent, argument)
+            goto_with_files(session, argument)
         }
         "undo-restore" => {
-            if agent.is_streaming() {
-                anyhow::bail!("the agent is running: wait for it or press Ctrl+C first");
-            }
             let overwrite = argument.trim() == "--overwrite";
-            let info = recorder.undo_restore(overwrite)?;
+            let info = session.undo_restore(overwrite)?;
             Ok(crate::code::describe_restore(&info))
         }
         "goto" if argument.ends_with("--summary") => {
             let node = argument.trim_end_matches("--summary").trim().to_owned();
-            let compactor = compactor.ok_or_else(|| anyhow::anyhow!("compaction is not set up"))?;
-            let (agent, task) = (agent.clone(), out.clone());
             let cancel = out.start_task();
+            let task = session.start_navigate_summarized(node, cancel)?;
+            let said = out.clone();
             out.run_in_background(async move {
-                let navigation =
-                    navigate_with_summary(&compactor, &agent, &node, true, &cancel).await?;
-                say(&task, &describe_navigation(&navigation));
-                Ok::<_, CompactionError>(())
+                let navigation = task.await??;
+                say(
+                    &said,
+                    &describe_navigation(navigation.editor_text.as_deref()),
+                );
+                Ok::<_, anyhow::Error>(())
             });
             Ok("(summarising the branch you leave…)".to_owned())
         }
         "goto" => {
-            let navigation = recorder.navigate(agent, argument)?;
-            Ok(describe_navigation(&navigation))
+            let navigation = session.navigate(argument)?;
+            Ok(describe_navigation(navigation.editor_text.as_deref()))
         }
         "label" if argument.is_empty() => Err(anyhow::anyhow!("usage: /label NODE [TEXT]")),
         "label" => {
@@ -154,40 +129,45 @@ pub(crate) fn session_command(
                 .split_once(' ')
                 .map(|(n, t)| (n, Some(t.trim())))
                 .unwrap_or((argument, None));
-            let id = recorder.label(node, text)?;
-            Ok(match text.filter(|t| !t.is_empty()) {
-                Some(text) => format!("(labelled {id}: {text})"),
-                None => format!("(label removed from {id})"),
+            let labelled = session.label(node, text)?;
+            Ok(match labelled.label {
+                Some(text) => format!("(labelled {}: {text})", labelled.node_id),
+                None => format!("(label removed from {})", labelled.node_id),
             })
         }
-        "export" => export(recorder, argument),
+        "export" => export(session, argument),
         "regenerate" => {
-            recorder.regenerate(agent)?;
-            let agent = agent.clone();
-            out.run_in_background(async move { agent.continue_run().await });
+            let (_, run) = session.regenerate()?;
+            out.run_in_background(async move {
+                run.await??;
+                anyhow::Ok(())
+            });
             Ok("(regenerating)".to_owned())
         }
         "fork" => {
             let node = (!argument.is_empty()).then_some(argument);
-            let session = recorder.fork(agent, node)?;
-            Ok(format!("(forked into session {})", session.id))
+            let forked = session.fork(node)?;
+            Ok(format!("(forked into session {})", forked.session_id))
         }
         "name" if argument.is_empty() => Err(anyhow::anyhow!("usage: /name TITLE")),
         "name" => {
-            let session = recorder.rename(argument)?;
-            Ok(format!("(session renamed: {})", session.title))
+            let renamed = session.rename_session(argument)?;
+            Ok(format!("(session renamed: {})", renamed.title))
         }
         "sessions" => {
-            let mut text = Vec::new();
-            let sessions = recorder.list_sessions(false)?;
-            for s in sessions {
-                text.push(format!(
-                    "{}  {}  {}",
-                    s.session.id,
-                    crate::stored::format_time(s.session.updated_at),
-                    s.session.title
-                ));
-            }
+            let text: Vec<String> = session
+                .list_sessions(false)?
+                .sessions
+                .into_iter()
+                .map(|s| {
+                    format!(
+                        "{}  {}  {}",
+                        s.session.id,
+                        crate::stored::format_time(s.session.updated_at),
+                        s.session.title
+                    )
+                })
+                .collect();
             Ok(if text.is_empty() {
                 "(no sessions)".to_owned()
             } else {
@@ -198,8 +178,11 @@ pub(crate) fn session_command(
             Err(anyhow::anyhow!("usage: /resume ID (ids from /sessions)"))
         }
         "resume" => {
-            let session = recorder.switch_session(agent, argument)?;
-            Ok(format!("(resumed {}: {})", session.id, session.title))
+            let switched = session.switch_session(argument)?;
+            Ok(format!(
+                "(resumed {}: {})",
+                switched.session_id, switched.title
+            ))
         }
         _ => Err(anyhow::anyhow!("unknown command /{name}")),
     })();

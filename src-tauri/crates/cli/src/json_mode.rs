@@ -21,7 +21,6 @@ pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Resu
     writer.send(&header(&session));
     let events = writer.clone();
     session.attach(move |event| events.send(event));
-    let agent = session.agent.clone();
 
     let last_status = Arc::new(Mutex::new(None));
     if prompts.is_empty() {
@@ -29,17 +28,16 @@ pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Resu
         for run in runs {
             let _ = run.await;
         }
-        agent.wait_for_idle().await;
+        session.wait_for_idle().await;
     } else {
-        let interrupted = agent.clone();
+        let interrupted = session.interrupter();
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 interrupted.abort();
             }
         });
         for prompt in prompts {
-            session.prepare_run()?;
-            let outcome = agent.prompt(prompt, Vec::new()).await?;
+            let outcome = session.start_prompt(prompt, Vec::new())?.await??;
             record(&last_status, outcome.status);
             if outcome.status != RunStatus::Completed {
                 break;
@@ -76,7 +74,6 @@ async fn read_commands(
     writer: &LineWriter,
     last_status: &Arc<Mutex<Option<RunStatus>>>,
 ) -> anyhow::Result<Vec<tokio::task::JoinHandle<()>>> {
-    let agent = &session.agent;
     let mut runs = Vec::new();
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     while let Some(line) = lines.next_line().await? {
@@ -92,29 +89,33 @@ async fn read_commands(
         };
         match command {
             Command::Prompt { message, images } => {
-                if agent.is_streaming() {
+                if session.is_streaming() {
                     writer.send(&json!({"type": "error", "command": "prompt",
                         "message": "the agent is busy; send steer or follow_up, or abort first"}));
                     continue;
                 }
-                if let Err(error) = session.prepare_run() {
-                    writer.send(&json!({"type": "error", "command": "prompt", "message": error.to_string()}));
-                    continue;
-                }
-                let (agent, writer, last) = (agent.clone(), writer.clone(), last_status.clone());
+                let run = match session.start_prompt(message, images) {
+                    Ok(run) => run,
+                    Err(error) => {
+                        writer.send(&json!({"type": "error", "command": "prompt", "message": error.to_string()}));
+                        continue;
+                    }
+                };
+                let (writer, last) = (writer.clone(), last_status.clone());
                 runs.push(tokio::spawn(async move {
-                    match agent.prompt(message, images).await {
-                        Ok(outcome) => record(&last, outcome.status),
+                    match run.await {
+                        Ok(Ok(outcome)) => record(&last, outcome.status),
+                        Ok(Err(error)) => writer.send(&json!({"type": "error", "command": "prompt", "message": error.to_string()})),
                         Err(error) => writer.send(&json!({"type": "error", "command": "prompt", "message": error.to_string()})),
                     }
                 }));
                 // Let the run mark the agent busy before the next line is read.
                 tokio::task::yield_now().await;
             }
-            Command::Steer { message } => agent.steer(message),
-            Command::FollowUp { message } => agent.follow_up(message),
+            Command::Steer { message } => session.steer(message),
+            Command::FollowUp { message } => session.follow_up(message),
             Command::Abort => {
-                agent.abort();
+                session.abort();
             }
             other => writer.send(&json!({"type": "error", "command": other.kind(),
                 "message": format!("`{}` is an RPC command: use --mode rpc", other.kind())})),

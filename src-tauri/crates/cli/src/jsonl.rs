@@ -48,17 +48,17 @@ impl LineWriter {
 
 /// The first line of a JSON or RPC session.
 pub fn header(session: &LiveSession) -> Value {
-    let model = &session.selection.model;
+    let model = &session.selection().model;
     json!({
         "type": "session",
         "version": env!("CARGO_PKG_VERSION"),
-        "cwd": session.cwd.display().to_string(),
+        "cwd": session.workspace_root().display().to_string(),
         "provider": model.provider,
         "model": model.id,
         "api": model.api.as_str(),
-        "thinking_level": session.thinking.as_str(),
-        "tools": session.tool_names,
-        "session_id": session.recorder.as_ref().and_then(|r| r.session_id()),
+        "thinking_level": session.thinking().as_str(),
+        "tools": session.tool_names(),
+        "session_id": session.session_id(),
     })
 }
 

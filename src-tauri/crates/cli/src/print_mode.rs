@@ -16,8 +16,7 @@ use crate::selection::Selection;
 use arbor_coding::app::{KeySource, LiveSession};
 
 pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Result<ExitCode> {
-    let agent = session.agent.clone();
-    let interrupted = agent.clone();
+    let interrupted = session.interrupter();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
             interrupted.abort();
@@ -53,8 +52,7 @@ pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Resu
     let mut answer = String::new();
     for (index, prompt) in prompts.into_iter().enumerate() {
         live.store(index == last, Ordering::Relaxed);
-        session.prepare_run()?;
-        let outcome = agent.prompt(prompt, Vec::new()).await?;
+        let outcome = session.start_prompt(prompt, Vec::new())?.await??;
         if let Some(reason) = session.store_failure() {
             // The run was stopped because its conversation could not be stored: never report
             // that as an answer.
@@ -76,7 +74,7 @@ pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Resu
                         eprintln!(
                             "arbor: the answer was cut off (the model's output limit of {} \
                              tokens, or the provider ended the stream early)",
-                            session.selection.model.max_output_tokens
+                            session.selection().model.max_output_tokens
                         );
                     }
                     answer = message.text();
@@ -92,7 +90,7 @@ pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Resu
                 let error = outcome.error.unwrap_or(LlmError::Provider {
                     message: "the run failed without an error message".into(),
                 });
-                eprintln!("arbor: {}", failure_line(&session.selection, &error));
+                eprintln!("arbor: {}", failure_line(session.selection(), &error));
                 return Ok(ExitCode::from(1));
             }
         }

@@ -124,7 +124,7 @@ pub async fn run(mut session: LiveSession, resolver: ModelResolver) -> anyhow::R
         let _ = run.await;
     }
     let mut session = session.write().await;
-    session.agent.wait_for_idle().await;
+    session.wait_for_idle().await;
     session.detach();
     drop(session);
     drop(writer);
@@ -188,7 +188,7 @@ async fn handle(
         }
         Command::Abort => data(Ok(live.abort())),
         Command::GetState => data(Ok(live.state_info())),
-        Command::GetMessages => Ok(json!({"messages": live.agent.messages()})),
+        Command::GetMessages => Ok(json!({"messages": live.messages()})),
         Command::SetModel { model, provider } => {
             drop(live);
             let args = ModelArgs {

@@ -128,7 +128,7 @@ async fn a_model_change_rebuilds_the_tools_so_read_returns_images() {
     let mut session = setup.session("plain");
     assert_eq!(run(&session, "look at dot.png").await, RunStatus::Completed);
     let has_image = |session: &LiveSession| {
-        session.agent.messages().iter().rev().any(|m| match m {
+        session.messages().iter().rev().any(|m| match m {
             AgentMessage::ToolResult(result) => result
                 .content
                 .iter()

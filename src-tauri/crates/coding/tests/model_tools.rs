@@ -183,13 +183,7 @@ async fn a_proposed_tool_approved_over_the_session_runs_in_the_same_run() {
     assert_eq!(review.kind, "edit_tool");
     assert_eq!(review.previous.unwrap()["scripts/main.js"], SCRIPT);
     session.refresh_tools();
-    let names: Vec<String> = session
-        .agent
-        .state()
-        .tools
-        .iter()
-        .map(|t| t.spec().name.clone())
-        .collect();
+    let names: Vec<String> = session.offered_tools();
     assert_eq!(names, ["read", "create_tool"]);
 
     // Revoked: not offered even with its approved files back.
@@ -207,7 +201,7 @@ async fn a_proposed_tool_approved_over_the_session_runs_in_the_same_run() {
     );
     session.revoke_tool("word-count").unwrap();
     session.refresh_tools();
-    assert_eq!(session.agent.state().tools.len(), 2);
+    assert_eq!(session.offered_tools().len(), 2);
     assert_eq!(
         session.revoke_tool("nothing").unwrap_err().code(),
         "unknown_tool"
@@ -334,7 +328,7 @@ async fn tools_found_in_a_folder_are_pending_or_invalid_never_offered() {
         .approve_tool(status("word-count").approval_id.as_deref().unwrap())
         .unwrap();
     session.refresh_tools();
-    assert_eq!(session.agent.state().tools.len(), 2);
+    assert_eq!(session.offered_tools().len(), 2);
 }
 
 #[test]

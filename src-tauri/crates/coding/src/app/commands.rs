@@ -155,6 +155,51 @@ impl LiveSession {
         }
     }
 
+    /// [`LiveSession::compact`] in the background: the handle resolves with its outcome
+    /// (`cancel` stops it), so a front end can go on reading input meanwhile.
+    pub fn start_compact(
+        &self,
+        focus: Option<String>,
+        cancel: CancellationToken,
+    ) -> Result<JoinHandle<Result<CompactionInfo, AppError>>, AppError> {
+        let compactor = self.compactor()?;
+        if self.agent.is_streaming() {
+            return Err(AppError::Busy);
+        }
+        let agent = self.agent.clone();
+        Ok(tokio::spawn(async move {
+            let done = compactor
+                .compact_agent(&agent, focus.as_deref(), &cancel)
+                .await?;
+            Ok(compaction_info(done, &agent))
+        }))
+    }
+
+    /// [`LiveSession::navigate_summarized`] in the background (see
+    /// [`LiveSession::start_compact`]).
+    pub fn start_navigate_summarized(
+        &self,
+        node_id: String,
+        cancel: CancellationToken,
+    ) -> Result<JoinHandle<Result<NavigationInfo, AppError>>, AppError> {
+        let recorder = self.recorder()?.clone();
+        let compactor = self.compactor()?;
+        if self.agent.is_streaming() {
+            return Err(AppError::Busy);
+        }
+        let agent = self.agent.clone();
+        Ok(tokio::spawn(async move {
+            let navigation =
+                navigate_with_summary(&compactor, &agent, &node_id, true, &cancel).await?;
+            Ok(NavigationInfo {
+                session_id: recorder.session_id(),
+                leaf_id: navigation.leaf_id,
+                editor_text: navigation.editor_text,
+                message_count: agent.messages().len(),
+            })
+        }))
+    }
+
     /// Summarises the older conversation now (works unstored too, in memory).
     pub async fn compact(
         &self,
@@ -163,13 +208,7 @@ impl LiveSession {
     ) -> Result<CompactionInfo, AppError> {
         let compactor = self.compactor()?;
         let done = compactor.compact_agent(&self.agent, focus, cancel).await?;
-        Ok(CompactionInfo {
-            summary: done.summary,
-            tokens_before: done.tokens_before,
-            tokens_after: done.tokens_after,
-            node_id: done.node_id,
-            message_count: self.agent.messages().len(),
-        })
+        Ok(compaction_info(done, &self.agent))
     }
 
     pub fn label(&self, node_id: &str, label: Option<&str>) -> Result<LabelInfo, AppError> {
@@ -273,6 +312,20 @@ impl LiveSession {
     /// continues from it.
     pub fn go_to(&self, node_id: &str) -> Result<String, AppError> {
         Ok(self.recorder()?.go_to(&self.agent, node_id)?)
+    }
+}
+
+/// What a compaction did, with the conversation's length after it.
+fn compaction_info(
+    done: crate::compaction::Compaction,
+    agent: &arbor_agent::Agent,
+) -> CompactionInfo {
+    CompactionInfo {
+        summary: done.summary,
+        tokens_before: done.tokens_before,
+        tokens_after: done.tokens_after,
+        node_id: done.node_id,
+        message_count: agent.messages().len(),
     }
 }
 

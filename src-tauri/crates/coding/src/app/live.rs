@@ -19,6 +19,17 @@ use crate::{
     SystemPromptOptions, Workspace,
 };
 
+/// Stops a session's run from elsewhere (see [`LiveSession::interrupter`]); nothing more.
+#[derive(Clone)]
+pub struct Interrupter(Agent);
+
+impl Interrupter {
+    /// Cancels the running run; queued steering and follow-ups are dropped.
+    pub fn abort(&self) {
+        self.0.abort();
+    }
+}
+
 /// How a session is set up.
 #[derive(Debug, Clone)]
 pub struct SessionConfig {
@@ -55,18 +66,22 @@ pub enum SessionStart {
 type Sink = Arc<dyn Fn(&SessionEvent) + Send + Sync>;
 type SinkSlot = Arc<Mutex<Option<Sink>>>;
 
-/// A live conversation. Front ends call its commands and read its events through
-/// [`LiveSession::attach`]; nothing else wires listeners.
+/// A live conversation: the **one door** every front end goes through. Front ends call its
+/// commands (runs start with [`LiveSession::start_prompt`] and its kin, which hand back an
+/// awaitable handle), read its events through [`LiveSession::attach`], and end it with
+/// [`LiveSession::close`]. Its parts are private, so nothing a run must do — offering the
+/// current tools, going back to what is stored after a failed write, recording — can be
+/// skipped by a front end.
 pub struct LiveSession {
-    pub agent: Agent,
-    pub selection: Selection,
-    pub tool_names: Vec<String>,
-    pub cwd: PathBuf,
-    pub thinking: ThinkingLevel,
+    pub(crate) agent: Agent,
+    pub(crate) selection: Selection,
+    pub(crate) tool_names: Vec<String>,
+    pub(crate) cwd: PathBuf,
+    pub(crate) thinking: ThinkingLevel,
     /// Persists the conversation; `None` when nothing is stored (the CLI's `--no-session`).
-    pub recorder: Option<SessionRecorder>,
+    pub(crate) recorder: Option<SessionRecorder>,
     /// Compacts the conversation (also the agent's request hook); set by [`LiveSession::attach`].
-    pub compactor: Option<Arc<Compactor>>,
+    pub(crate) compactor: Option<Arc<Compactor>>,
     workspace: Workspace,
     tool_environment: ToolEnvironment,
     redactor: Redactor,
@@ -370,6 +385,78 @@ impl LiveSession {
     /// The folder the tools work in.
     pub fn workspace_root(&self) -> &Path {
         &self.cwd
+    }
+
+    /// The model and key the session runs with.
+    pub fn selection(&self) -> &Selection {
+        &self.selection
+    }
+
+    pub fn thinking(&self) -> ThinkingLevel {
+        self.thinking
+    }
+
+    /// The built-in tools asked for (by name).
+    pub fn tool_names(&self) -> &[String] {
+        &self.tool_names
+    }
+
+    /// The names of the tools the next request offers (built-ins, `create_tool`, the model's
+    /// approved tools).
+    pub fn offered_tools(&self) -> Vec<String> {
+        self.agent
+            .state()
+            .tools
+            .iter()
+            .map(|tool| tool.spec().name.clone())
+            .collect()
+    }
+
+    /// The conversation as the model will see it next.
+    pub fn messages(&self) -> Vec<arbor_protocol::AgentMessage> {
+        self.agent.messages()
+    }
+
+    /// Whether a run is active.
+    pub fn is_streaming(&self) -> bool {
+        self.agent.is_streaming()
+    }
+
+    /// Resolves when no run is active.
+    pub async fn wait_for_idle(&self) {
+        self.agent.wait_for_idle().await;
+    }
+
+    /// Whether the conversation is stored (not the CLI's `--no-session`).
+    pub fn is_stored(&self) -> bool {
+        self.recorder.is_some()
+    }
+
+    /// The stored session's id (`None` before the first message, or when nothing is stored).
+    pub fn session_id(&self) -> Option<String> {
+        self.recorder.as_ref().and_then(SessionRecorder::session_id)
+    }
+
+    /// The stored session, if there is one yet.
+    pub fn stored_session(&self) -> Result<Option<arbor_store::Session>, AppError> {
+        match &self.recorder {
+            Some(recorder) => Ok(recorder.session()?),
+            None => Ok(None),
+        }
+    }
+
+    /// A handle that can only stop the running run, for a signal handler that cannot borrow
+    /// the session (Ctrl+C).
+    pub fn interrupter(&self) -> Interrupter {
+        Interrupter(self.agent.clone())
+    }
+
+    /// Ends the session: the run (if any) is aborted and waited for, and the stream and
+    /// storing stop. Every front end closes a session this way.
+    pub async fn close(&mut self) {
+        self.agent.abort();
+        self.agent.wait_for_idle().await;
+        self.detach();
     }
 
     pub(crate) fn recorder(&self) -> Result<&SessionRecorder, AppError> {

@@ -58,7 +58,7 @@ pub use data_dir::{resolve_data_dir, DATA_DIR_ENV};
 pub use error::AppError;
 pub use key_check::{check_key, KeyCheck};
 pub use keys::{tool_environment, ApiKey, KeySource, ProviderKeyStatus, ProviderKeys};
-pub use live::{request_options, LiveSession, SessionConfig, SessionStart};
+pub use live::{request_options, Interrupter, LiveSession, SessionConfig, SessionStart};
 pub use project::{check_folder, ProjectError, ProjectFolder};
 pub use selection::{select, ModelRequest, Selection, SelectionError};
 pub use settings::{Settings, SettingsError};
