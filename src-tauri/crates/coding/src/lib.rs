@@ -27,6 +27,7 @@
 //!   files, custom and appended text, date and working directory.
 
 pub mod app;
+mod atomic;
 pub mod clone;
 pub mod compaction;
 pub mod export;

@@ -189,13 +189,7 @@ pub fn add_custom_endpoint(
     })?;
     let mut catalog = builtin;
     catalog.merge_json(&text, &path)?;
-    let write = || -> std::io::Result<()> {
-        let mut temp = tempfile::NamedTempFile::new_in(data_dir)?;
-        std::io::Write::write_all(&mut temp, text.as_bytes())?;
-        temp.persist(&path).map_err(|error| error.error)?;
-        Ok(())
-    };
-    write().map_err(|source| EndpointError::Write {
+    crate::atomic::write_atomic(&path, text.as_bytes()).map_err(|source| EndpointError::Write {
         path: path.clone(),
         source,
     })?;

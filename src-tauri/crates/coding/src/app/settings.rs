@@ -173,14 +173,10 @@ impl Settings {
     pub fn save(&self, data_dir: &Path) -> Result<(), SettingsError> {
         self.validate()?;
         let path = data_dir.join(SETTINGS_FILE_NAME);
-        let write = |path: &Path| -> std::io::Result<()> {
-            let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-            let mut temp = tempfile::NamedTempFile::new_in(data_dir)?;
-            std::io::Write::write_all(&mut temp, text.as_bytes())?;
-            temp.persist(path).map_err(|error| error.error)?;
-            Ok(())
-        };
-        write(&path).map_err(|source| SettingsError::Write { path, source })
+        serde_json::to_string_pretty(self)
+            .map_err(std::io::Error::other)
+            .and_then(|text| crate::atomic::write_atomic(&path, text.as_bytes()))
+            .map_err(|source| SettingsError::Write { path, source })
     }
 }
 

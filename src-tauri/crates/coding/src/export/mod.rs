@@ -180,19 +180,10 @@ pub struct WriteError {
 /// Writes through a temporary file in the same folder and a rename: the file is either the old
 /// one or the whole new text, never half of it.
 pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), WriteError> {
-    use std::io::Write;
-    let folder = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => std::path::Path::new("."),
-    };
-    let error = |source| WriteError {
+    crate::atomic::write_atomic(path, text.as_bytes()).map_err(|source| WriteError {
         path: path.to_owned(),
         source,
-    };
-    let mut file = tempfile::NamedTempFile::new_in(folder).map_err(error)?;
-    file.write_all(text.as_bytes()).map_err(error)?;
-    file.persist(path).map_err(|e| error(e.error))?;
-    Ok(())
+    })
 }
 
 /// A session loaded for export: its nodes in creation order (parents first) with labels.

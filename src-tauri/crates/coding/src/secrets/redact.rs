@@ -114,10 +114,7 @@ impl Redactor {
         let bytes = std::fs::read(path)?;
         let text = String::from_utf8_lossy(&bytes);
         if let Cow::Owned(redacted) = self.text(&text) {
-            let folder = path.parent().unwrap_or(std::path::Path::new("."));
-            let mut temp = tempfile::NamedTempFile::new_in(folder)?;
-            std::io::Write::write_all(&mut temp, redacted.as_bytes())?;
-            temp.persist(path).map_err(|error| error.error)?;
+            crate::atomic::write_atomic(path, redacted.as_bytes())?;
         }
         Ok(())
     }

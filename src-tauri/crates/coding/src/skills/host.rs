@@ -11,7 +11,7 @@ use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::UTF8;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 
-use crate::tools::atomic::write_atomic;
+use crate::atomic::write_atomic;
 use crate::tools::special::special_kind;
 use crate::tools::walk::walker;
 use crate::workspace::{check_project_root, create_dirs_within};

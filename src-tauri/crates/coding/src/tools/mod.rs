@@ -1,7 +1,6 @@
 //! The built-in tools and the constructor that picks the enabled ones.
 
 pub(crate) mod args;
-pub(crate) mod atomic;
 pub mod bash;
 pub mod edit;
 pub mod find;

@@ -6,7 +6,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::args::{parse_arguments, spec};
-use super::{atomic, names, paths};
+use super::{names, paths};
+use crate::atomic;
 use crate::workspace::{self, Workspace};
 
 #[derive(Debug, Deserialize)]

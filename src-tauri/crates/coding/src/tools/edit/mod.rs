@@ -24,7 +24,8 @@ use serde_json::json;
 use self::apply::{ApplyError, ChangedLines, Replacement};
 use self::matching::{closest_candidate, find_occurrences, line_of, MatchKind};
 use super::args::{parse_arguments, spec};
-use super::{atomic, names, paths};
+use super::{names, paths};
+use crate::atomic;
 use crate::workspace::Workspace;
 
 pub use self::diff::{MAX_DIFF_BYTES, MAX_DIFF_LINE_CHARS};

@@ -1,5 +1,8 @@
-//! Atomic file replacement: write a temp file in the same folder, then rename it over the target,
-//! so a crash or a concurrent reader never sees half a file.
+//! Atomic file replacement — the one helper every writer in this crate uses (the `write` and
+//! `edit` tools, settings, `models.json`, exports, redacted output files): a temporary file in
+//! the same folder (named `.NAME.XXXXXX.arbor-tmp`, which snapshots skip and a later start
+//! removes if a kill left it), synced, then renamed over the target, so a crash or a
+//! concurrent reader never sees half a file.
 
 use std::fs::{self, Permissions};
 use std::io::{self, Write};
