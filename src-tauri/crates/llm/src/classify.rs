@@ -254,32 +254,14 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     Some(Duration::from_secs(target.saturating_sub(now)))
 }
 
-/// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) to seconds since the Unix epoch.
+/// An HTTP date (IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`, and the obsolete forms HTTP
+/// still allows) to seconds since the Unix epoch, with `httpdate` (hyper's own parser).
 fn parse_http_date(value: &str) -> Option<u64> {
-    let mut parts = value.split_whitespace();
-    let _weekday = parts.next()?;
-    let day: u64 = parts.next()?.parse().ok()?;
-    let month = parts.next()?;
-    let year: i64 = parts.next()?.parse().ok()?;
-    let mut clock = parts.next()?.split(':').map(|p| p.parse::<u64>().ok());
-    let (hour, minute, second) = (clock.next()??, clock.next()??, clock.next()??);
-    if parts.next()? != "GMT" {
-        return None;
-    }
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let month = MONTHS.iter().position(|m| *m == month)? as i64 + 1;
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let year_of_era = y - era * 400;
-    let month_index = (month + 9) % 12;
-    let day_of_year = (153 * month_index + 2) / 5 + day as i64 - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    let days = era * 146_097 + day_of_era - 719_468;
-    let seconds = days * 86_400 + (hour * 3600 + minute * 60 + second) as i64;
-    u64::try_from(seconds).ok()
+    httpdate::parse_http_date(value)
+        .ok()?
+        .duration_since(UNIX_EPOCH)
+        .ok()
+        .map(|since| since.as_secs())
 }
 
 fn duration_ms(duration: Duration) -> u64 {
