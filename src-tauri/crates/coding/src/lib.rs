@@ -32,7 +32,8 @@ pub mod clone;
 pub mod compaction;
 pub mod export;
 pub mod request_hook;
-pub mod secrets;
+/// Secrets live in their own crate; re-exported under their old path.
+pub use arbor_secrets as secrets;
 pub mod sessions;
 pub mod skills;
 pub mod snapshots;

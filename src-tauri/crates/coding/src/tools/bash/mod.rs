@@ -178,7 +178,7 @@ impl AgentTool for BashTool {
         };
         let final_output = log.finish();
         if let Some(path) = &final_output.full_output_path {
-            if let Err(error) = self.redactor.file(path) {
+            if let Err(error) = output::redact_saved(&self.redactor, path) {
                 log_error.get_or_insert(error);
             }
         }

@@ -5,6 +5,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use crate::secrets::Redactor;
 use crate::tools::truncate::{self, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
 
 /// Bytes of the end kept in memory once spilled: enough for the 50 KiB tail, plus slack to find a
@@ -131,6 +132,18 @@ fn incomplete_suffix_start(bytes: &[u8]) -> usize {
         }
     }
     bytes.len()
+}
+
+/// Rewrites the saved full output at `path` without the session's secrets, when it holds any
+/// (atomically: the file is never half-written).
+pub(super) fn redact_saved(redactor: &Redactor, path: &std::path::Path) -> std::io::Result<()> {
+    if redactor.is_empty() {
+        return Ok(());
+    }
+    match redactor.bytes(&std::fs::read(path)?) {
+        Some(redacted) => crate::atomic::write_atomic(path, redacted.as_bytes()),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -69,7 +69,9 @@ fn spawn_bash(
         .stdout(Stdio::from(writer.try_clone()?))
         .stderr(Stdio::from(writer))
         .process_group(group.as_raw_nonzero().get());
-    environment.apply(&mut bash);
+    for name in environment.withheld() {
+        bash.env_remove(name);
+    }
     let child = bash.spawn()?;
     // `bash` holds our copies of the write end: drop it so the pipe reaches EOF when the
     // command's processes close theirs.

@@ -104,19 +104,16 @@ impl Redactor {
             .unwrap_or(0)
     }
 
-    /// Rewrites the file at `path` with every known secret replaced, when it holds any (the
-    /// full output a tool saved). Written through a temporary file and a rename, so the file
-    /// is never half-written.
-    pub fn file(&self, path: &std::path::Path) -> std::io::Result<()> {
+    /// `bytes` (a file's content, read as UTF-8 with replacement) with every known secret
+    /// replaced; `None` when there is nothing to replace (the caller keeps the file as it is).
+    pub fn bytes(&self, bytes: &[u8]) -> Option<String> {
         if self.is_empty() {
-            return Ok(());
+            return None;
         }
-        let bytes = std::fs::read(path)?;
-        let text = String::from_utf8_lossy(&bytes);
-        if let Cow::Owned(redacted) = self.text(&text) {
-            crate::atomic::write_atomic(path, redacted.as_bytes())?;
+        match self.text(&String::from_utf8_lossy(bytes)) {
+            Cow::Owned(redacted) => Some(redacted),
+            Cow::Borrowed(_) => None,
         }
-        Ok(())
     }
 
     /// A redactor for one stream of chunks, which holds back the end of a chunk that could be
@@ -225,14 +222,15 @@ mod tests {
     }
 
     #[test]
-    fn a_saved_output_file_is_rewritten_without_the_secret() {
+    fn bytes_are_redacted_only_when_they_hold_a_secret() {
         let redactor = Redactor::new();
+        assert_eq!(redactor.bytes(b"a\nb"), None);
         redactor.add(&Secret::new("sk-test-0123456789").unwrap());
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("out.log");
-        std::fs::write(&path, "a\nsk-test-0123456789\nb").unwrap();
-        redactor.file(&path).unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "a\n[redacted]\nb");
+        assert_eq!(
+            redactor.bytes(b"a\nsk-test-0123456789\nb").as_deref(),
+            Some("a\n[redacted]\nb")
+        );
+        assert_eq!(redactor.bytes(b"nothing here"), None);
     }
 
     #[test]

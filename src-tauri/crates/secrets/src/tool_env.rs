@@ -82,13 +82,13 @@ impl ToolEnvironment {
         self.secrets.iter().any(|s| value.contains(s.expose()))
     }
 
-    /// Removes the withheld variables of this process's environment from `command`.
-    pub fn apply(&self, command: &mut tokio::process::Command) {
-        for (name, value) in std::env::vars_os() {
-            if self.withholds(&name, &value) {
-                command.env_remove(&name);
-            }
-        }
+    /// The variables of this process's environment a tool process must not get (the caller
+    /// removes them from its command: `env_remove`).
+    pub fn withheld(&self) -> Vec<std::ffi::OsString> {
+        std::env::vars_os()
+            .filter(|(name, value)| self.withholds(name, value))
+            .map(|(name, _)| name)
+            .collect()
     }
 }
 

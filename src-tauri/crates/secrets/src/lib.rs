@@ -1,4 +1,5 @@
-//! Secrets: API keys and the GitHub token, kept by the operating system and shown nowhere.
+//! `arbor-secrets` — API keys and the GitHub token, kept by the operating system and shown
+//! nowhere. Knows nothing of sessions, tools or files beyond the keychain.
 //!
 //! Map:
 //! - [`Secret`] (this module): a value that refuses to `Debug`, `Display` or serialize its
