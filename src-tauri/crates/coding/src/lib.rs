@@ -28,15 +28,14 @@
 
 pub mod app;
 mod atomic;
-pub mod clone;
 pub mod compaction;
 pub mod export;
 pub mod request_hook;
-/// Secrets live in their own crate; re-exported under their old path.
+/// Secrets, snapshots and cloning live in their own crates; re-exported under their old paths.
+pub use arbor_git::{clone, snapshots};
 pub use arbor_secrets as secrets;
 pub mod sessions;
 pub mod skills;
-pub mod snapshots;
 pub mod system_prompt;
 pub mod tools;
 pub mod workspace;

@@ -20,7 +20,7 @@ pub use errors::CloneError;
 pub use progress::{ClonePhase, CloneProgress};
 pub use source::CloneSource;
 
-use crate::secrets::Secret;
+use arbor_secrets::Secret;
 use progress::ProgressThrottle;
 
 /// The prefix of the temporary folders clones are made in.

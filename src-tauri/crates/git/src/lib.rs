@@ -1,0 +1,14 @@
+//! `arbor-git` — everything Arbor does with git, through `git2` (never the user's `.git`,
+//! index, refs or stash):
+//!
+//! - [`snapshots`]: code state for the conversation tree — snapshots of a workspace in a
+//!   private shadow repository, the changes between two, restores with a preview and an undo
+//!   point, and what is never recorded (Arbor's own data, its temporary files).
+//! - [`clone`]: cloning a repository into a workspace, with progress, cancel, a token only for
+//!   its host, and nothing half-made.
+//!
+//! Knows nothing of sessions, tools or the store; `arbor-coding` re-exports both modules under
+//! their old paths.
+
+pub mod clone;
+pub mod snapshots;
