@@ -8,4 +8,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-cargo test -p arbor-cli --test nothing_lost -- --ignored --nocapture soak::soak_kill9
+cargo test -p arbor-cli --test suite -- --ignored --nocapture nothing_lost::soak::soak_kill9

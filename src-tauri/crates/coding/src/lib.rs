@@ -27,7 +27,8 @@
 //!   files, custom and appended text, date and working directory.
 
 pub mod app;
-mod atomic;
+/// Files written whole (`arbor-fs`).
+use arbor_fs as atomic;
 pub mod compaction;
 pub mod export;
 pub mod request_hook;

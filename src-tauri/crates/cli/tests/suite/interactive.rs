@@ -1,0 +1,216 @@
+//! The interactive mode in a real terminal: `arbor` runs inside tmux against the mock provider;
+//! keys are sent with `send-keys` and the screen is read with `capture-pane`.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use arbor_test_support::{MockProvider, Script, Turn, WireApi};
+use serde_json::json;
+
+struct Tmux {
+    session: String,
+}
+
+impl Tmux {
+    /// Runs `program ARGS…` as the pane's only process (`exec`: a shell in between would die of
+    /// the Ctrl+C the test sends), keeping the pane after it exits to read its status.
+    fn start(cwd: &std::path::Path, env: (&str, &str), program: &str, args: &[String]) -> Self {
+        let session = format!("arbor-test-{}-{}", std::process::id(), rand_suffix());
+        let command = std::iter::once(program.to_owned())
+            .chain(args.iter().cloned())
+            .map(|word| format!("'{}'", word.replace('\'', "'\\''")))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let status = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                &session,
+                "-x",
+                "120",
+                "-y",
+                "40",
+                "-c",
+            ])
+            .arg(cwd)
+            .args(["-e", &format!("{}={}", env.0, env.1)])
+            .arg(format!("exec {command}"))
+            .status()
+            .expect("tmux is needed for this test (scripts/setup.sh installs it)");
+        assert!(status.success(), "tmux new-session failed");
+        let status = Command::new("tmux")
+            .args(["set-option", "-t", &session, "remain-on-exit", "on"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        Self { session }
+    }
+
+    /// `Some(status)` once the program has exited; the status is `None` when tmux does not
+    /// report it (tmux 3.3 sometimes leaves `pane_dead_status` empty).
+    fn exit_status(&self) -> Option<Option<i32>> {
+        let output = Command::new("tmux")
+            .args([
+                "display-message",
+                "-p",
+                "-t",
+                &self.session,
+                "#{pane_dead} #{pane_dead_status}",
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout);
+        let mut parts = text.split_whitespace();
+        match parts.next() {
+            Some("1") => Some(parts.next().and_then(|s| s.parse().ok())),
+            _ => None,
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let status = Command::new("tmux")
+            .args(["send-keys", "-t", &self.session])
+            .args(keys)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    fn screen(&self) -> String {
+        let output = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.session])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Waits until the screen contains `text`, or fails showing the screen.
+    fn wait_for(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the screen never showed {text:?}:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(40));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.session])
+            .status();
+    }
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+        % 1_000_000
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conversation_with_a_tool_a_spinner_and_ctrl_c() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "hello from the notes\n").unwrap();
+    let script = Script::new()
+        .turn(
+            Turn::stream()
+                .text("Checking.")
+                .tool_call("bash", json!({"command": "cat notes.txt"}))
+                .delay_ms(300),
+        )
+        .turn(Turn::text("The notes say hello."))
+        .turn(Turn::text("SUMMARY-TMUX"))
+        .turn(
+            Turn::stream()
+                .text("word ".repeat(100))
+                .chunk_size(5)
+                .delay_ms(300),
+        );
+    let mock = MockProvider::start(script).await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = WireApi::AnthropicMessages;
+    let args: Vec<String> = [
+        "--api",
+        api.as_str(),
+        "--base-url",
+        &mock.url_for(api),
+        "--model",
+        "m",
+        "--api-key",
+        "k",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    let data_path = data.path().display().to_string();
+    let tmux = Tmux::start(
+        dir.path(),
+        ("ARBOR_DATA_DIR", &data_path),
+        env!("CARGO_BIN_EXE_arbor"),
+        &args,
+    );
+    tmux.wait_for("/help for commands");
+
+    tmux.keys(&["what do the notes say?", "Enter"]);
+    // The spinner shows while the first delta is on its way (300 ms per event).
+    tmux.wait_for("waiting for m");
+    let screen = tmux.wait_for("The notes say hello.");
+    assert!(screen.contains("● bash cat notes.txt"), "{screen}");
+    assert!(
+        screen.contains("hello from the notes"),
+        "live bash output missing:\n{screen}"
+    );
+    tmux.wait_for("tokens:");
+
+    tmux.keys(&["/help", "Enter"]);
+    tmux.wait_for("/thinking [LEVEL]");
+
+    // Compaction on demand, then an export of the tree with the compaction node in it.
+    tmux.keys(&["/compact the notes", "Enter"]);
+    tmux.wait_for("compacted: about");
+    assert!(mock.requests()[2]
+        .body_text
+        .contains("Focus especially on: the notes"));
+    tmux.keys(&["/export jsonl out.jsonl", "Enter"]);
+    tmux.wait_for("(exported to out.jsonl)");
+    let exported = std::fs::read_to_string(dir.path().join("out.jsonl")).unwrap();
+    assert!(exported.contains("SUMMARY-TMUX"), "{exported}");
+
+    // Ctrl+C during a run aborts it and keeps the program running.
+    tmux.keys(&["talk for a while", "Enter"]);
+    tmux.wait_for("word word");
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("(aborted)");
+    tmux.keys(&["/thinking", "Enter"]);
+    tmux.wait_for("thinking: off");
+
+    // Ctrl+C twice when idle leaves, with status 0.
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("press Ctrl+C again");
+    tmux.keys(&["C-c"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = tmux.exit_status() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "arbor did not exit:\n{}",
+            tmux.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(matches!(status, None | Some(0)), "exit status {status:?}");
+    assert_eq!(mock.requests().len(), 4);
+}
