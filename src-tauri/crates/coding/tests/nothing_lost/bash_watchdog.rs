@@ -81,7 +81,7 @@ async fn the_command_runs_in_the_group_its_watchdog_leads() {
 }
 
 /// The bash tool's round trip for `true`, averaged: a figure to compare, never an assertion.
-/// Run: `cargo test -p arbor-coding --test bash_watchdog -- --ignored --nocapture`.
+/// Run: `cargo test -p arbor-coding --test nothing_lost -- --ignored --nocapture`.
 #[tokio::test]
 #[ignore = "a measurement, not a check"]
 async fn round_trip_figures() {
