@@ -30,9 +30,9 @@ pub mod app;
 /// Files written whole (`arbor-fs`).
 use arbor_fs as atomic;
 pub mod compaction;
-pub mod export;
 pub mod request_hook;
-/// Secrets, snapshots and cloning live in their own crates; re-exported under their old paths.
+/// Exports, secrets, snapshots and cloning live in their own crates; re-exported under their old paths.
+pub use arbor_export as export;
 pub use arbor_git::{clone, snapshots};
 pub use arbor_secrets as secrets;
 pub mod sessions;

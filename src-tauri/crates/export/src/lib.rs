@@ -1,4 +1,5 @@
-//! Export and import of sessions (DESIGN §8, issue 5).
+//! `arbor-export` — export and import of sessions (DESIGN §8, issue 5). Reads and writes the
+//! store; knows nothing of live sessions.
 //!
 //! [`export_session`] writes a stored session in one of three [`ExportFormat`]s, for one
 //! [`ExportScope`] (the current branch, or the whole tree); [`import_jsonl`] reads a JSONL export
@@ -180,7 +181,7 @@ pub struct WriteError {
 /// Writes through a temporary file in the same folder and a rename: the file is either the old
 /// one or the whole new text, never half of it.
 pub fn write_atomically(path: &std::path::Path, text: &str) -> Result<(), WriteError> {
-    crate::atomic::write_atomic(path, text.as_bytes()).map_err(|source| WriteError {
+    arbor_fs::write_atomic(path, text.as_bytes()).map_err(|source| WriteError {
         path: path.to_owned(),
         source,
     })
