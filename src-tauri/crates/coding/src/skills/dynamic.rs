@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use arbor_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
+use arbor_js::Limits;
 use arbor_llm::{JsonObject, Tool as ToolSpec};
-use arbor_sandbox::Limits;
 use arbor_store::NewToolRun;
 use serde::Deserialize;
 use serde_json::{json, Value};

@@ -5,7 +5,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use arbor_sandbox::{GrepHit, Host, HostError};
+use arbor_js::{GrepHit, Host, HostError};
 use globset::GlobBuilder;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::UTF8;

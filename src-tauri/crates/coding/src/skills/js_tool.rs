@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use arbor_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
+use arbor_js::{Helper, Limits, SandboxError, Script};
 use arbor_llm::{JsonObject, Tool as ToolSpec};
-use arbor_sandbox::{Helper, Limits, SandboxError, Script};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -35,7 +35,7 @@ pub(crate) async fn run_script(
     let outcome = tokio::task::spawn_blocking(move || {
         let host = WorkspaceHost::new(&root)
             .map_err(|e| SandboxError::Engine(format!("the project folder: {e}")))?;
-        arbor_sandbox::run(Script {
+        arbor_js::run(Script {
             code: &code,
             args: &args,
             host: Arc::new(host),

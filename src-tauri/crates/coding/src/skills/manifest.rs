@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use arbor_sandbox::Helper;
+use arbor_js::Helper;
 use serde::Serialize;
 use serde_json::Value;
 

@@ -1,6 +1,6 @@
 //! The model's own tools: folders with a `SKILL.md` (and a script) that run only after the user
 //! approved exactly their files, and the `js` tool — both in the JavaScript sandbox
-//! (`arbor-sandbox`).
+//! (`arbor-js`).
 //!
 //! # Map
 //! - `manifest.rs`: `SKILL.md` — YAML front matter (Agent Skills `name`/`description` rules,
@@ -27,7 +27,7 @@ mod review;
 mod toolbox;
 
 /// The file helpers a script may be granted (`allowed-tools`), with their plain words.
-pub use arbor_sandbox::Helper;
+pub use arbor_js::Helper;
 pub use dynamic::{CreateToolTool, ModelTool};
 pub use folder::{
     content_hash, discover, read_folder, ToolFiles, ToolFolder, ToolScope, PROJECT_TOOLS_DIR,

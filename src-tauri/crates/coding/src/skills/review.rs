@@ -150,7 +150,7 @@ impl Toolbox {
             None => None,
         };
         let manifest = check_files(&approval.name, &approval.name, &files).ok();
-        let helpers: Vec<arbor_sandbox::Helper> = manifest
+        let helpers: Vec<arbor_js::Helper> = manifest
             .map(|m| m.allowed_tools.into_iter().collect())
             .unwrap_or_default();
         Ok(ToolReview {

@@ -6,8 +6,8 @@
 use crate::live;
 
 use arbor_coding::skills::WorkspaceHost;
+use arbor_js::Host;
 use arbor_protocol::RunStatus;
-use arbor_sandbox::Host;
 use arbor_test_support::{Script, Turn};
 use live::{run, Setup};
 use serde_json::json;

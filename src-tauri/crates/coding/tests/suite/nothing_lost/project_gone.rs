@@ -5,7 +5,7 @@
 use crate::common;
 
 use arbor_coding::skills::WorkspaceHost;
-use arbor_sandbox::Host;
+use arbor_js::Host;
 use common::TestWorkspace;
 use serde_json::json;
 

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use arbor_coding::skills::WorkspaceHost;
-use arbor_sandbox::Host;
+use arbor_js::Host;
 use common::TestWorkspace;
 use serde_json::json;
 

@@ -1,13 +1,13 @@
 //! What a sandboxed run costs: a fresh QuickJS runtime and context per call (nothing a script
 //! does outlives it), a trivial script, a script calling a helper 1,000 times, and a
-//! CPU-bound loop. Run: `cargo bench -p arbor-sandbox --bench sandbox`.
+//! CPU-bound loop. Run: `cargo bench -p arbor-js --bench sandbox`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use arbor_sandbox::{run, GrepHit, Helper, Host, HostError, Limits, Script};
+use arbor_js::{run, GrepHit, Helper, Host, HostError, Limits, Script};
 use criterion::Criterion;
 use serde_json::json;
 

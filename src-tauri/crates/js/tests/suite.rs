@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arbor_sandbox::{run, GrepHit, Helper, Host, HostError, Limits, Outcome, SandboxError, Script};
+use arbor_js::{run, GrepHit, Helper, Host, HostError, Limits, Outcome, SandboxError, Script};
 use serde_json::{json, Value};
 
 /// Files in memory; paths must not start with `/` or contain `..` (a stand-in for the real

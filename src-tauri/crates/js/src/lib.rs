@@ -1,4 +1,4 @@
-//! Arbor's JavaScript sandbox: code the model writes (the `js` tool, the entry scripts of the
+//! `arbor-js` — model-written JavaScript: code the model writes (the `js` tool, the entry scripts of the
 //! tools it proposes) runs in an embedded QuickJS engine (`rquickjs`) that has no network, no
 //! processes, no environment and no files — except through the helpers its [`Host`] grants.
 //!
