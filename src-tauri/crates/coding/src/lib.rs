@@ -38,18 +38,20 @@ pub use arbor_secrets as secrets;
 pub mod sessions;
 pub mod skills;
 pub mod system_prompt;
-pub mod tools;
-pub mod workspace;
+/// The built-in tools live in their own crate; `js` and `create_tool` are built here
+/// ([`builtin_tools`]).
+pub use arbor_tools as tools;
+pub use arbor_tools::workspace;
+mod offered;
 
 pub use compaction::{
     Compaction, CompactionError, CompactionReason, CompactionSettings, Compactor,
 };
+pub use offered::builtin_tools;
 pub use request_hook::SessionRequestHook;
 pub use sessions::{CodingEvent, EventSink, Navigation, SessionRecorder, SessionsError};
 pub use system_prompt::{
     build_system_prompt, load_context_files, today_utc, ContextFile, SystemPromptOptions,
 };
-pub use tools::{
-    builtin_tools, parse_tool_list, BuiltinToolOptions, BuiltinToolsError, DEFAULT_TOOLS,
-};
+pub use tools::{parse_tool_list, BuiltinToolOptions, BuiltinToolsError, DEFAULT_TOOLS};
 pub use workspace::{FileTracker, Workspace};

@@ -7,7 +7,7 @@ use std::fs::Metadata;
 use std::os::unix::fs::FileTypeExt;
 
 /// What `metadata` describes in words, when it is neither a regular file nor a folder.
-pub(crate) fn special_kind(metadata: &Metadata) -> Option<&'static str> {
+pub fn special_kind(metadata: &Metadata) -> Option<&'static str> {
     let file_type = metadata.file_type();
     if file_type.is_file() || file_type.is_dir() {
         None
@@ -25,7 +25,7 @@ pub(crate) fn special_kind(metadata: &Metadata) -> Option<&'static str> {
 }
 
 /// The refusal for `shown`, which is `kind` (from [`special_kind`]).
-pub(crate) fn refusal(shown: &str, kind: &str) -> String {
+pub fn refusal(shown: &str, kind: &str) -> String {
     format!(
         "{shown} is {kind}, not a regular file: reading it could block or never end, so it was \
          not opened. If you really mean to read from it, use bash with a bound, for example \

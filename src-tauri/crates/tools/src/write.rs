@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::args::{parse_arguments, spec};
 use super::{names, paths};
-use crate::atomic;
 use crate::workspace::{self, Workspace};
+use arbor_fs as atomic;
 
 #[derive(Debug, Deserialize)]
 struct WriteArguments {

@@ -25,8 +25,8 @@ use self::apply::{ApplyError, ChangedLines, Replacement};
 use self::matching::{closest_candidate, find_occurrences, line_of, MatchKind};
 use super::args::{parse_arguments, spec};
 use super::{names, paths};
-use crate::atomic;
 use crate::workspace::Workspace;
+use arbor_fs as atomic;
 
 pub use self::diff::{MAX_DIFF_BYTES, MAX_DIFF_LINE_CHARS};
 pub use self::load::MAX_EDIT_FILE_BYTES;

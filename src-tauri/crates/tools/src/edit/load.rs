@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use arbor_agent::ToolError;
 
-use crate::tools::{paths, special};
+use crate::{paths, special};
 
 /// The largest file `edit` reads (32 MiB). Larger files are refused unread: `bash` (`sed -i`,
 /// a script) changes them in a stream, `write` replaces them.

@@ -1,26 +1,39 @@
-//! The built-in tools and the constructor that picks the enabled ones.
+//! `arbor-tools` — the built-in tools (`read`, `write`, `edit`, `bash`, `ls`, `grep`, `find`) over a
+//! [`workspace::Workspace`], and the constructor that picks the enabled ones. The tools the
+//! session builds itself (`js`, `create_tool`: they need the model's tools and the store) are
+//! left to it ([`SESSION_TOOLS`]).
+//!
+//! Map: one module per tool — `read`, `write`, `edit` (matching, applying, diff, loading within
+//! a size cap), `bash` (process group, output log, the watchdog that kills the group when Arbor
+//! dies) —; the shared helpers `paths` (resolving paths the model gives), `names` (names that
+//! are not UTF-8), `special` (FIFOs, sockets, devices refused), `truncate` (caps and their
+//! notices), `walk` and `args` (typed arguments, errors that name the field); `redacting`
+//! (every tool's output cleaned of the session's secrets); [`workspace`] (the folder, the file
+//! tracker, and the writing rules: a deleted project folder is never recreated, Arbor's own
+//! data is never written).
 
-pub(crate) mod args;
+pub mod args;
 pub mod bash;
 pub mod edit;
 pub mod find;
 pub mod grep;
 pub mod ls;
-pub(crate) mod names;
+pub mod names;
 mod paths;
 pub mod read;
 mod redacting;
-pub(crate) mod special;
-mod truncate;
-pub(crate) mod walk;
+pub mod special;
+pub mod truncate;
+pub mod walk;
+pub mod workspace;
 pub mod write;
 
 use std::sync::Arc;
 
 use arbor_agent::AgentTool;
 
-use crate::secrets::{Redactor, ToolEnvironment};
 use crate::workspace::{ProjectGone, Workspace};
+use arbor_secrets::{Redactor, ToolEnvironment};
 
 pub use bash::BashTool;
 pub use edit::EditTool;
@@ -67,8 +80,9 @@ impl From<AmbiguousName> for arbor_agent::ToolError {
     }
 }
 
-/// Tools the session builds itself (they need its store): [`builtin_tools`] skips them.
-pub const SESSION_TOOLS: &[&str] = &["create_tool"];
+/// Tools the session builds itself (they need the model's tools or its store):
+/// [`builtin_tools`] skips them.
+pub const SESSION_TOOLS: &[&str] = &["js", "create_tool"];
 
 /// Which built-in tools to build, and how.
 #[derive(Debug, Clone)]
@@ -126,7 +140,6 @@ pub fn builtin_tools(
             "ls" => Arc::new(LsTool::new(workspace.clone())),
             "grep" => Arc::new(GrepTool::new(workspace.clone())),
             "find" => Arc::new(FindTool::new(workspace.clone())),
-            "js" => Arc::new(crate::skills::JsTool::new(workspace.cwd().to_path_buf())),
             name if SESSION_TOOLS.contains(&name) => continue,
             _ => {
                 return Err(BuiltinToolsError::UnknownTool {

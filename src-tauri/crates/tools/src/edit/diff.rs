@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use similar::TextDiff;
 
-use crate::tools::truncate::cut_line;
+use crate::truncate::cut_line;
 
 /// Lines of context around each change.
 const CONTEXT_LINES: usize = 3;

@@ -5,8 +5,8 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use crate::secrets::Redactor;
-use crate::tools::truncate::{self, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
+use crate::truncate::{self, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
+use arbor_secrets::Redactor;
 
 /// Bytes of the end kept in memory once spilled: enough for the 50 KiB tail, plus slack to find a
 /// line start.
@@ -141,7 +141,7 @@ pub(super) fn redact_saved(redactor: &Redactor, path: &std::path::Path) -> std::
         return Ok(());
     }
     match redactor.bytes(&std::fs::read(path)?) {
-        Some(redacted) => crate::atomic::write_atomic(path, redacted.as_bytes()),
+        Some(redacted) => arbor_fs::write_atomic(path, redacted.as_bytes()),
         None => Ok(()),
     }
 }

@@ -20,8 +20,8 @@ use tokio::io::AsyncReadExt;
 use self::output::{OutputLog, Utf8Stream};
 use super::args::{parse_arguments, spec};
 use super::truncate::{MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
-use crate::secrets::{Redactor, ToolEnvironment};
 use crate::workspace::Workspace;
+use arbor_secrets::{Redactor, ToolEnvironment};
 
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
 pub const MAX_TIMEOUT_SECS: u64 = 600;

@@ -8,7 +8,7 @@ use arbor_agent::ToolError;
 use arbor_llm::JsonObject;
 use serde::de::DeserializeOwned;
 
-pub(crate) fn parse_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, ToolError> {
+pub fn parse_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, ToolError> {
     let value = serde_json::Value::Object(arguments);
     serde_path_to_error::deserialize(value).map_err(|error| {
         let path = error.path().to_string();
@@ -22,11 +22,7 @@ pub(crate) fn parse_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Res
 }
 
 /// Renders a tool's spec with the given JSON Schema.
-pub(crate) fn spec(
-    name: &str,
-    description: &str,
-    parameters: serde_json::Value,
-) -> arbor_llm::Tool {
+pub fn spec(name: &str, description: &str, parameters: serde_json::Value) -> arbor_llm::Tool {
     arbor_llm::Tool {
         name: name.to_string(),
         description: description.to_string(),

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use ignore::WalkBuilder;
 
-pub(crate) fn walker(root: &Path) -> WalkBuilder {
+pub fn walker(root: &Path) -> WalkBuilder {
     let mut builder = WalkBuilder::new(root);
     builder
         .hidden(false)

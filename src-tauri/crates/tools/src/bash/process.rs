@@ -11,7 +11,7 @@ use tokio::net::unix::pipe;
 use tokio::process::{Child, Command};
 
 use super::watchdog::Watchdog;
-use crate::secrets::ToolEnvironment;
+use arbor_secrets::ToolEnvironment;
 
 /// A started command: the child, the read end of the pipe its stdout and stderr share, and its
 /// process group.

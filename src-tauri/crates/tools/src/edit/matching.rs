@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use crate::tools::truncate::cut_line;
+use crate::truncate::cut_line;
 
 /// How an `old_text` was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

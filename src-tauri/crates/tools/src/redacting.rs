@@ -8,7 +8,7 @@ use arbor_agent::{AgentTool, ToolContext, ToolError, ToolOutput, ToolUpdate};
 use arbor_llm::{JsonObject, Tool as ToolSpec, UserContent};
 use tokio::sync::mpsc;
 
-use crate::secrets::Redactor;
+use arbor_secrets::Redactor;
 
 pub struct RedactingTool {
     inner: Arc<dyn AgentTool>,
