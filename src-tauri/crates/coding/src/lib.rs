@@ -36,7 +36,8 @@ pub use arbor_export as export;
 pub use arbor_git::{clone, snapshots};
 pub use arbor_secrets as secrets;
 pub mod sessions;
-pub mod skills;
+/// The model's own tools (`arbor-skills`).
+pub use arbor_skills as skills;
 pub mod system_prompt;
 /// The built-in tools live in their own crate; `js` and `create_tool` are built here
 /// ([`builtin_tools`]).

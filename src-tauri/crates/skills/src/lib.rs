@@ -1,4 +1,4 @@
-//! The model's own tools: folders with a `SKILL.md` (and a script) that run only after the user
+//! `arbor-skills` — the model's own tools: folders with a `SKILL.md` (and a script) that run only after the user
 //! approved exactly their files, and the `js` tool — both in the JavaScript sandbox
 //! (`arbor-js`).
 //!
@@ -16,6 +16,11 @@
 //!   run, every run recorded) and `create_tool`, which waits for the user where one can answer.
 //! - `js_tool.rs`: `js {code}` and the runner both share; `host.rs`: the helpers confined to
 //!   the project folder.
+
+use std::sync::Arc;
+
+/// Where the toolbox sends its events (proposals waiting, decisions).
+pub type EventSink = Arc<dyn Fn(&arbor_protocol::CodingEvent) + Send + Sync>;
 
 mod dynamic;
 mod folder;

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::folder::{check_files, content_hash, ToolFiles, ToolScope};
 use super::manifest::{ManifestProblem, SKILL_FILE};
 use super::toolbox::{Toolbox, ToolboxError};
-use crate::sessions::CodingEvent;
+use arbor_protocol::CodingEvent;
 
 /// What a person reviews before deciding: the version proposed and the approved one before it.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]

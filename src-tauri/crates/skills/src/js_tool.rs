@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::host::WorkspaceHost;
-use crate::tools::args::{parse_arguments, spec};
+use arbor_tools::args::{parse_arguments, spec};
 
 /// Runs `code` in the sandbox off the async runtime; the run's abort stops it.
 pub(crate) async fn run_script(

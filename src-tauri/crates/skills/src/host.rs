@@ -11,10 +11,10 @@ use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::UTF8;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 
-use crate::atomic::write_atomic;
-use crate::tools::special::special_kind;
-use crate::tools::walk::walker;
-use crate::workspace::{check_project_root, create_dirs_within};
+use arbor_fs::write_atomic;
+use arbor_tools::special::special_kind;
+use arbor_tools::walk::walker;
+use arbor_tools::workspace::{check_project_root, create_dirs_within};
 
 /// Largest file `read` hands a script, and largest content `write` takes.
 pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
@@ -139,7 +139,7 @@ impl Host for WorkspaceHost {
         if full.is_dir() {
             return Err(HostError(format!("{path} is a folder")));
         }
-        crate::workspace::check_writable(&full).map_err(|e| HostError(e.to_string()))?;
+        arbor_tools::workspace::check_writable(&full).map_err(|e| HostError(e.to_string()))?;
         if let Some(parent) = full.parent() {
             // Never the project folder itself, should it vanish after the check above.
             create_dirs_within(&self.root, parent).map_err(|e| io_error(path, e))?;

@@ -16,7 +16,8 @@ use super::folder::{read_folder, ToolFolder, ToolScope, PROJECT_TOOLS_DIR};
 use super::listing::ToolStatus;
 use super::manifest::ManifestProblem;
 use super::review::{decode_files, write_folder};
-use crate::sessions::{CodingEvent, EventSink};
+use crate::EventSink;
+use arbor_protocol::CodingEvent;
 
 /// What can go wrong with the model's tools.
 #[derive(Debug, thiserror::Error)]
@@ -80,7 +81,7 @@ pub struct Toolbox {
     /// The built-in tools' names and descriptions, for the list.
     pub(super) builtins: Mutex<Vec<(String, String)>>,
     /// Cleans keys out of what runs record (a script may read a file holding one).
-    redactor: Mutex<Option<crate::secrets::Redactor>>,
+    redactor: Mutex<Option<arbor_secrets::Redactor>>,
     state: Mutex<State>,
 }
 
@@ -150,7 +151,7 @@ impl Toolbox {
     }
 
     /// The session's redactor: runs are recorded without its keys.
-    pub fn set_redactor(&self, redactor: crate::secrets::Redactor) {
+    pub fn set_redactor(&self, redactor: arbor_secrets::Redactor) {
         if let Ok(mut slot) = self.redactor.lock() {
             *slot = Some(redactor);
         }

@@ -17,7 +17,7 @@ use super::folder::{ToolFolder, PROJECT_TOOLS_DIR};
 use super::js_tool::run_script;
 use super::manifest::{SkillManifest, SKILL_FILE};
 use super::toolbox::{Decision, Toolbox};
-use crate::tools::args::{parse_arguments, spec};
+use arbor_tools::args::{parse_arguments, spec};
 
 /// An approved tool of the model's, pinned to the hash it was approved with.
 pub struct ModelTool {
