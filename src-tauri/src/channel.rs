@@ -20,7 +20,7 @@ const FRAME: Duration = Duration::from_millis(16);
 /// The most text one merged event carries (well under the Channel's 8 KB direct path).
 const MAX_MERGED_BYTES: usize = 4096;
 
-/// A sink for [`arbor_coding::app::LiveSession::attach`] that forwards to `channel`.
+/// A sink for [`arbor_app::LiveSession::attach`] that forwards to `channel`.
 pub fn forward(channel: Channel<SessionEvent>) -> impl Fn(&SessionEvent) + Send + Sync + 'static {
     let (sender, receiver) = mpsc::unbounded_channel::<SessionEvent>();
     tauri::async_runtime::spawn(deliver(receiver, move |event| {

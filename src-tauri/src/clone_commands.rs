@@ -4,8 +4,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use arbor_coding::app::blocking;
-use arbor_coding::clone::{CloneProgress, CloneRequest};
+use arbor_app::blocking;
+use arbor_app::clone::{CloneProgress, CloneRequest};
 use serde::Deserialize;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State, Window};

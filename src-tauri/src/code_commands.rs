@@ -1,8 +1,8 @@
 //! Tauri commands for the code state of the tree: a node's files (preview, restore, undo) and
-//! the files between two nodes — each a few lines over `arbor_coding::app::LiveSession`.
+//! the files between two nodes — each a few lines over `arbor_app::LiveSession`.
 
-use arbor_coding::app::FilesRestored;
-use arbor_coding::sessions::{NodeDiff, RestoreInfo, RestorePreview};
+use arbor_app::sessions::{NodeDiff, RestoreInfo, RestorePreview};
+use arbor_app::FilesRestored;
 use tauri::{State, Window};
 
 use crate::error::CommandError;

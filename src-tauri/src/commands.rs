@@ -3,7 +3,7 @@
 use serde::Serialize;
 use tauri::{AppHandle, Manager, State, WebviewUrl, WebviewWindowBuilder, Window};
 
-use arbor_coding::app::{blocking, AppError, ProjectInfo, RecentProject};
+use arbor_app::{blocking, AppError, ProjectInfo, RecentProject};
 
 use crate::error::CommandError;
 use crate::state::DesktopState;

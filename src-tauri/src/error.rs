@@ -3,7 +3,7 @@
 
 use serde::ser::SerializeStruct;
 
-use arbor_coding::app::AppError;
+use arbor_app::AppError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CommandError {
@@ -45,7 +45,7 @@ impl serde::Serialize for CommandError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbor_coding::app::ProjectError;
+    use arbor_app::ProjectError;
 
     #[test]
     fn serialises_as_code_and_message() {

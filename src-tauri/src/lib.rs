@@ -1,6 +1,6 @@
 //! The Arbor desktop shell: Tauri commands, windows and dialogs over the headless crates.
 //!
-//! This crate stays thin. Every command is a few lines over `arbor_coding::app` (the session API
+//! This crate stays thin. Every command is a few lines over `arbor_app` (the session API
 //! the CLI also drives); anything two front ends need belongs there, not here.
 //! - `commands`: the app and its windows (open a project, recent projects, links).
 //! - `session_commands`: a window's chat (start a session and stream its events over a

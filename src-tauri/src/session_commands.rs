@@ -1,15 +1,15 @@
-//! Tauri commands of a window's chat: each a few lines over `arbor_coding::app::LiveSession`.
+//! Tauri commands of a window's chat: each a few lines over `arbor_app::LiveSession`.
 //! A session's events reach the window through the `tauri::ipc::Channel` it passed to
 //! `start_session`.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use arbor_coding::app::{
+use arbor_app::DEFAULT_TOOLS;
+use arbor_app::{
     blocking, AppError, BranchPage, LiveSession, ModelGroup, ModelRequest, SessionConfig,
     SessionListItem, SessionStart, SessionState, SessionView,
 };
-use arbor_coding::DEFAULT_TOOLS;
 use arbor_llm::{ImageContent, ThinkingLevel};
 use arbor_protocol::SessionEvent;
 use arbor_store::SearchHit;

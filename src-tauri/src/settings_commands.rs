@@ -2,8 +2,8 @@
 //! API; a key crosses the IPC bridge once, from the field the user typed it in, and is never
 //! sent back), the defaults and the tool-environment pass-through list, custom endpoints.
 
-use arbor_coding::app::custom_endpoints::CustomEndpoint;
-use arbor_coding::app::{blocking, check_key, KeyCheck, KeyStatusList, Settings};
+use arbor_app::custom_endpoints::CustomEndpoint;
+use arbor_app::{blocking, check_key, KeyCheck, KeyStatusList, Settings};
 use tauri::State;
 
 use crate::error::CommandError;
@@ -66,7 +66,7 @@ pub async fn save_settings(state: State<'_, DesktopState>, settings: Settings) -
     let arbor = state.app()?;
     Ok(blocking(move || {
         arbor.save_settings(settings)?;
-        Ok::<_, arbor_coding::app::AppError>(arbor.settings())
+        Ok::<_, arbor_app::AppError>(arbor.settings())
     })
     .await??)
 }
@@ -81,7 +81,7 @@ pub async fn add_custom_endpoint(
     let arbor = state.app()?;
     Ok(blocking(move || {
         arbor.add_custom_endpoint(&endpoint, key.as_deref())?;
-        Ok::<_, arbor_coding::app::AppError>(arbor.key_statuses())
+        Ok::<_, arbor_app::AppError>(arbor.key_statuses())
     })
     .await??)
 }

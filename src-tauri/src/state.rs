@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use arbor_coding::app::{ArborApp, LiveSession, ProjectInfo};
+use arbor_app::{ArborApp, LiveSession, ProjectInfo};
 use tokio::sync::RwLock;
 use tokio_util::sync::CancellationToken;
 

@@ -1,7 +1,7 @@
 //! Tauri commands for the model's tools: the tools panel (list, history, revoke) and the
 //! approval dialog (review, approve, reject) — each a few lines over `LiveSession`.
 
-use arbor_coding::skills::{ToolList, ToolReview};
+use arbor_app::skills::{ToolList, ToolReview};
 use arbor_store::ToolRun;
 use tauri::{State, Window};
 

@@ -1,12 +1,12 @@
-//! Tauri commands of a window's tree panel: each a few lines over `arbor_coding::app::LiveSession`
+//! Tauri commands of a window's tree panel: each a few lines over `arbor_app::LiveSession`
 //! (the tree, going to a node, labels, forks, node previews, comparing two branches, exporting a
 //! branch, and summarising the branch the user left).
 
-use arbor_coding::app::{
+use arbor_app::export::ExportFormat;
+use arbor_app::{
     blocking, BranchComparison, BranchEntry, NodeVisit, SessionTreeDelta, SessionTreeView,
     SessionView,
 };
-use arbor_coding::export::ExportFormat;
 use tauri::{State, Window};
 use tauri_plugin_dialog::DialogExt;
 use tokio_util::sync::CancellationToken;
@@ -98,7 +98,7 @@ pub async fn export_branch(
     node_id: String,
     format: String,
 ) -> Result<Option<String>> {
-    let format = ExportFormat::parse(&format).map_err(arbor_coding::app::AppError::from)?;
+    let format = ExportFormat::parse(&format).map_err(arbor_app::AppError::from)?;
     let dialog = window
         .dialog()
         .file()

@@ -26,9 +26,9 @@ pub fn import_generated(script: &str, count: usize, data: &Path, root: &Path) ->
         "{script} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let app = arbor_coding::app::ArborApp::open(Some(data))?;
+    let app = arbor_app::ArborApp::open(Some(data))?;
     let store = app.session_store()?;
-    let session = arbor_coding::export::import_jsonl(&store, &output.stdout, root)?;
+    let session = arbor_app::export::import_jsonl(&store, &output.stdout, root)?;
     Ok(session.id)
 }
 

@@ -171,7 +171,7 @@ pub enum Command {
         id: String,
         /// markdown, jsonl or html.
         #[arg(long, value_name = "FORMAT", default_value = "markdown")]
-        format: arbor_coding::export::ExportFormat,
+        format: arbor_app::export::ExportFormat,
         /// branch (the path to the current leaf) or tree (every branch). Default: branch for
         /// Markdown, tree for JSONL and HTML.
         #[arg(long, value_enum, value_name = "SCOPE")]

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use arbor_coding::app::{check_key, ArborApp, ProviderKeyStatus};
+use arbor_app::{check_key, ArborApp, ProviderKeyStatus};
 
 use crate::args::AuthAction;
 

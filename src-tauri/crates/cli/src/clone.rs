@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use arbor_coding::app::{AppError, ArborApp};
-use arbor_coding::clone::{CloneError, ClonePhase, CloneProgress, CloneRequest};
+use arbor_app::clone::{CloneError, ClonePhase, CloneProgress, CloneRequest};
+use arbor_app::{AppError, ArborApp};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 

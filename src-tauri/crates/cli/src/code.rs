@@ -5,10 +5,10 @@
 use std::io::{BufRead, Write};
 use std::path::Path;
 
-use arbor_coding::app::code_tracker;
-use arbor_coding::sessions::{NodeDiff, RestoreInfo, RestorePreview};
-use arbor_coding::snapshots::ChangeStatus;
-use arbor_coding::SessionRecorder;
+use arbor_app::code_tracker;
+use arbor_app::sessions::{NodeDiff, RestoreInfo, RestorePreview};
+use arbor_app::snapshots::ChangeStatus;
+use arbor_app::SessionRecorder;
 use arbor_store::Store;
 
 /// A recorder over the project of `cwd` with its snapshots, for nodes of that project only.

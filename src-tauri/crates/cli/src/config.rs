@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use arbor_coding::app::{resolve_data_dir, AppError};
+use arbor_app::{resolve_data_dir, AppError};
 use arbor_llm::catalog::Catalog;
 use arbor_store::Store;
 

@@ -25,7 +25,7 @@ use crate::render::{Renderer, Style};
 use crate::rpc_mode::ModelResolver;
 use crate::session;
 use crate::{args::ModelArgs, selection};
-use arbor_coding::app::LiveSession;
+use arbor_app::LiveSession;
 use arbor_protocol::{AgentEvent, SessionEvent};
 
 const HELP: &str = "Commands:

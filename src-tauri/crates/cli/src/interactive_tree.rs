@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use arbor_coding::app::{AppError, FilesMode, LiveSession};
-use arbor_coding::export::ExportFormat;
+use arbor_app::export::ExportFormat;
+use arbor_app::{AppError, FilesMode, LiveSession};
 
 use crate::interactive::{say, Console};
 

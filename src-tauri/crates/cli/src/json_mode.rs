@@ -14,7 +14,7 @@ use serde_json::json;
 use tokio::io::AsyncBufReadExt;
 
 use crate::jsonl::{header, parse_error, LineWriter};
-use arbor_coding::app::LiveSession;
+use arbor_app::LiveSession;
 
 pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Result<ExitCode> {
     let (writer, writer_task) = LineWriter::start();

@@ -6,7 +6,7 @@ use std::io::Write;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use arbor_coding::app::LiveSession;
+use arbor_app::LiveSession;
 
 /// Sends whole JSON lines to stdout in order.
 #[derive(Clone)]

@@ -28,7 +28,7 @@ use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use arbor_coding::app::{ProviderKeys, Settings};
+use arbor_app::{ProviderKeys, Settings};
 
 use clap::Parser;
 
@@ -49,7 +49,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     // Before `-C`: a relative `--data-dir` means relative to where arbor was started.
     let data_dir = config::data_dir(cli.data_dir.as_deref())?;
     // What a killed `arbor clone` left beside its destination goes at the next start.
-    arbor_coding::app::cloning::clean_clone_leftovers_at_start(&data_dir);
+    arbor_app::cloning::clean_clone_leftovers_at_start(&data_dir);
     if let Some(dir) = &cli.cwd {
         std::env::set_current_dir(dir)
             .map_err(|error| anyhow::anyhow!("cannot work in {}: {error}", dir.display()))?;
@@ -143,7 +143,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             branch,
             json,
         }) => {
-            let request = arbor_coding::clone::CloneRequest {
+            let request = arbor_app::clone::CloneRequest {
                 source: url.clone(),
                 destination: dir.clone(),
                 depth: *depth,
@@ -199,7 +199,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir()?;
     let mut pass_through = settings.tool_env_pass_through.clone();
     pass_through.extend(cli.agent.pass_env.iter().cloned());
-    let tool_environment = arbor_coding::app::tool_environment(&catalog, &keys, &pass_through);
+    let tool_environment = arbor_app::tool_environment(&catalog, &keys, &pass_through);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -214,7 +214,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             settings.stream_idle_timeout(),
         ) {
             Ok(session) => session,
-            Err(arbor_coding::app::AppError::Tools(error)) => return usage(&error.to_string()),
+            Err(arbor_app::AppError::Tools(error)) => return usage(&error.to_string()),
             Err(error) => return Err(error.into()),
         };
         stored::connect(&mut session, &cli.sessions, &data_dir)?;

@@ -13,7 +13,7 @@ use arbor_llm::{AssistantEvent, LlmError, StopReason};
 use arbor_protocol::{AgentEvent, AgentMessage, RunStatus, SessionEvent};
 
 use crate::selection::Selection;
-use arbor_coding::app::{KeySource, LiveSession};
+use arbor_app::{KeySource, LiveSession};
 
 pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Result<ExitCode> {
     let interrupted = session.interrupter();
@@ -148,7 +148,7 @@ mod tests {
         let selection = Selection {
             model,
             catalogued: true,
-            api_key: arbor_coding::app::ApiKey::new("bad"),
+            api_key: arbor_app::ApiKey::new("bad"),
             api_key_env: Some("ANTHROPIC_API_KEY".into()),
             key_source: KeySource::Env {
                 variable: "ANTHROPIC_API_KEY".into(),

@@ -1,14 +1,14 @@
 //! `--mode rpc`: JSON commands on stdin, each answered by
 //! `{"type":"response","id":…,"command":…,"success":…,"data"?:…,"error"?:…}` on stdout, with the
 //! session's events streaming on the same stdout as in JSON mode. The protocol is documented in
-//! `docs/rpc.md`; every command is a method of `arbor_coding::app::LiveSession`, and this module
+//! `docs/rpc.md`; every command is a method of `arbor_app::LiveSession`, and this module
 //! only reads lines, calls it and writes the answers.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use arbor_coding::app::{AppError, LiveSession, NavigationWithFiles, ProviderKeys};
-use arbor_coding::export::{ExportFormat, ExportScope};
+use arbor_app::export::{ExportFormat, ExportScope};
+use arbor_app::{AppError, LiveSession, NavigationWithFiles, ProviderKeys};
 use arbor_llm::catalog::Catalog;
 use arbor_protocol::{Command, CommandEnvelope};
 use serde_json::{json, Value};
@@ -160,7 +160,7 @@ async fn handle(
     runs: &mut Vec<JoinHandle<()>>,
     side_task: &mut Option<CancellationToken>,
 ) -> Option<anyhow::Result<Value>> {
-    let started = |run: arbor_coding::app::commands::RunHandle, kind: &'static str| {
+    let started = |run: arbor_app::commands::RunHandle, kind: &'static str| {
         let writer = reply.writer.clone();
         tokio::spawn(async move {
             if let Ok(Err(error)) = run.await {
@@ -302,7 +302,7 @@ fn export(
     format: Option<&str>,
     scope: Option<&str>,
     path: Option<&std::path::Path>,
-) -> Result<arbor_coding::app::responses::ExportInfo, AppError> {
+) -> Result<arbor_app::responses::ExportInfo, AppError> {
     let format = format.map_or(Ok(ExportFormat::Jsonl), ExportFormat::parse)?;
     let scope = scope.map(ExportScope::parse).transpose()?;
     live.export(format, scope, path)

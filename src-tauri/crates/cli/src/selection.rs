@@ -1,15 +1,13 @@
 //! Which model, endpoint and key a run uses: the flags turned into an
-//! `arbor_coding::app::ModelRequest`, resolved by the session API, with the CLI's wording for
+//! `arbor_app::ModelRequest`, resolved by the session API, with the CLI's wording for
 //! a missing key (it names `--api-key`).
 
-use arbor_coding::app::{
-    self, ApiKey, ModelRequest, ProviderKeys, SelectionError as AppSelectionError,
-};
+use arbor_app::{ApiKey, ModelRequest, ProviderKeys, SelectionError as AppSelectionError};
 use arbor_llm::catalog::{Catalog, CatalogError};
 
 use crate::args::ModelArgs;
 
-pub use arbor_coding::app::Selection;
+pub use arbor_app::Selection;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SelectionError {
@@ -39,7 +37,7 @@ pub fn select(
     args: &ModelArgs,
     keys: &ProviderKeys,
 ) -> Result<Selection, SelectionError> {
-    app::select(catalog, &request(args), keys).map_err(|error| match error {
+    arbor_app::select(catalog, &request(args), keys).map_err(|error| match error {
         AppSelectionError::Catalog(error) => SelectionError::Catalog(error),
         AppSelectionError::MissingKey { provider, env } => {
             SelectionError::MissingKey { provider, env }
@@ -66,7 +64,7 @@ mod tests {
     fn keys(env: impl Fn(&str) -> Option<String> + Send + Sync + 'static) -> ProviderKeys {
         ProviderKeys::new(
             std::sync::Arc::new(env),
-            std::sync::Arc::new(arbor_coding::secrets::MemoryStore::new()),
+            std::sync::Arc::new(arbor_app::secrets::MemoryStore::new()),
         )
     }
 

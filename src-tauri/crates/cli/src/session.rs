@@ -1,12 +1,12 @@
 //! The CLI's side of a live session: building the [`SessionConfig`] from the flags, and the
-//! terminal wording of coding events. The session itself is `arbor_coding::app::LiveSession`,
+//! terminal wording of coding events. The session itself is `arbor_app::LiveSession`,
 //! the same one the desktop app drives.
 
 use std::path::Path;
 
-use arbor_coding::app::{AppError, LiveSession, SessionConfig};
-use arbor_coding::secrets::ToolEnvironment;
-use arbor_coding::{parse_tool_list, CodingEvent};
+use arbor_app::secrets::ToolEnvironment;
+use arbor_app::{parse_tool_list, CodingEvent};
+use arbor_app::{AppError, LiveSession, SessionConfig};
 use arbor_llm::ThinkingLevel;
 
 use crate::args::AgentArgs;
@@ -49,9 +49,9 @@ pub fn describe_event(event: &CodingEvent) -> Option<String> {
         CodingEvent::CompactionStart { reason } => Some(format!(
             "(compacting the conversation: {})",
             match reason {
-                arbor_coding::CompactionReason::Threshold => "it nears the context window",
-                arbor_coding::CompactionReason::Overflow => "it overflowed the context window",
-                arbor_coding::CompactionReason::Manual => "as asked",
+                arbor_app::CompactionReason::Threshold => "it nears the context window",
+                arbor_app::CompactionReason::Overflow => "it overflowed the context window",
+                arbor_app::CompactionReason::Manual => "as asked",
             }
         )),
         CodingEvent::CompactionEnd {

@@ -4,11 +4,11 @@
 use std::io::Write;
 use std::path::Path;
 
-use arbor_coding::app::SessionStart;
+use arbor_app::SessionStart;
 use arbor_store::{SearchHit, SearchOptions, SessionSummary, SessionTree, Store};
 
 use crate::args::SessionArgs;
-use arbor_coding::app::LiveSession;
+use arbor_app::LiveSession;
 
 /// Connects `session` to the store as the flags ask: nothing with `--no-session`, else a
 /// recorder on `DATA_DIR/arbor.db` for the project at the working directory, with the

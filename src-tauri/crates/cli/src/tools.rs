@@ -6,8 +6,8 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use arbor_coding::skills::{CreateToolTool, Helper, ToolEntry, ToolReview, ToolStatus, Toolbox};
-use arbor_coding::{builtin_tools, BuiltinToolOptions, Workspace};
+use arbor_app::skills::{CreateToolTool, Helper, ToolEntry, ToolReview, ToolStatus, Toolbox};
+use arbor_app::{builtin_tools, BuiltinToolOptions, Workspace};
 
 use crate::args::ToolsAction;
 
@@ -223,7 +223,7 @@ fn pending_named(entries: &[ToolEntry], name: &str) -> anyhow::Result<(String, S
 pub(crate) fn interactive_command(
     name: &str,
     argument: &str,
-    session: &arbor_coding::app::LiveSession,
+    session: &arbor_app::LiveSession,
 ) -> anyhow::Result<String> {
     let toolbox = session.toolbox()?;
     let entries = toolbox.list()?.tools;

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use arbor_coding::export::{
+use arbor_app::export::{
     export_session_readable, import_jsonl, write_atomically, ExportFormat, ExportScope,
 };
 use arbor_store::Store;

@@ -1,34 +1,26 @@
-//! `arbor-coding`: the coding agent's built-in tools and its system prompt (the
-//! design document's §6).
-//!
-//! Each tool is a struct implementing [`arbor_agent::AgentTool`], built over a [`Workspace`]
-//! (the working directory plus the [`FileTracker`] that `read`, `write` and `edit` share, so `edit`
-//! can tell the model when a file changed on disk since it was last read).
+//! `arbor-coding`: the conversation — how a run is recorded into the session tree, compacted,
+//! retried, and what a session offers the model. The session API every front end drives is the
+//! crate above this one (`arbor-app`); the capabilities below it are their own crates
+//! (`arbor-tools`, `arbor-skills`, `arbor-git`, `arbor-secrets`, `arbor-export`), re-exported
+//! here under their old paths.
 //!
 //! Module map:
-//! - [`app`]: **the session API every front end drives** — [`app::ArborApp`] (app-wide) and
-//!   [`app::LiveSession`] (one conversation, one event stream). Start there.
-//! - [`clone`]: cloning a git repository into a workspace (progress, cancel, a token for its
-//!   host only, nothing half-made).
-//! - [`workspace`]: [`Workspace`] and [`FileTracker`].
-//! - [`tools`]: [`builtin_tools`] and one module per tool — `read`, `write`, `edit` (matching,
-//!   applying, diff), `bash` (process group, output log), `ls`, `grep`, `find` — plus the shared
-//!   helpers `paths` (resolving paths the model gives), `truncate` (caps and their notices), `atomic`
-//!   (temp file + rename) and `args` (typed arguments, errors that name the field).
-//! - [`sessions`]: the conversation stored as a tree (recording, navigation, branching);
-//!   [`export`]: Markdown / JSONL / HTML export and JSONL import.
-//! - [`compaction`]: summarising the older conversation near the context window, branch
+//! - [`sessions`]: the conversation stored as a tree — [`SessionRecorder`] (appends under its own
+//!   last node, reports another writer, stops a run whose write failed), node ↔ message
+//!   conversion, [`CodingEvent`]s, editing (labels, forks, going to a node), and `code.rs`: the
+//!   snapshots a node records and the restores, undo and diffs of nodes' files.
+//! - [`compaction`]: token counts, where to cut, the summary request, [`Compactor`], branch
 //!   summaries; [`request_hook`]: [`SessionRequestHook`], which the agent asks before every
 //!   request (compaction) and after a failed one (compact-and-retry on overflow, mid-stream
 //!   retries).
-//! - [`secrets`]: [`secrets::Secret`], the keychain and in-memory [`secrets::SecretStore`]s,
-//!   redacting tool output and withholding keys from tool processes.
 //! - [`system_prompt`]: the system prompt: tools with guidance, `AGENTS.md`/`CLAUDE.md` context
 //!   files, custom and appended text, date and working directory.
+//! - `offered.rs`: [`builtin_tools`] — the built-in tools by name, with `js` and `create_tool`
+//!   built over `arbor-skills` (so `arbor-tools` needs to know nothing of the model's tools).
+//! - Re-exported: [`tools`] and [`workspace`] (`arbor-tools`), [`skills`] (`arbor-skills`),
+//!   [`snapshots`] and [`clone`] (`arbor-git`), [`secrets`] (`arbor-secrets`), [`export`]
+//!   (`arbor-export`).
 
-pub mod app;
-/// Files written whole (`arbor-fs`).
-use arbor_fs as atomic;
 pub mod compaction;
 pub mod request_hook;
 /// Exports, secrets, snapshots and cloning live in their own crates; re-exported under their old paths.

@@ -75,7 +75,7 @@
 //! | `regenerate` | — | ask again from the branch's last user message |
 //! | `rename_session` | `title` | rename the current session |
 //!
-//! What each answers is documented in `docs/rpc.md` and typed in `arbor_coding::app::responses`.
+//! What each answers is documented in `docs/rpc.md` and typed in `arbor_app::responses`.
 //! A [`CommandEnvelope`] adds an optional `id` (RPC clients match responses by it; any JSON
 //! value).
 //! Tests snapshot one serialized example of every event and command (`tests/snapshots/`).

@@ -117,8 +117,8 @@ async fn export_import_export_round_trips() {
     assert_ne!(new_id, id);
     let second = ok(&arbor, &["export", &new_id, "--format", "jsonl"]).await;
     assert_eq!(
-        arbor_coding::export::normalize_jsonl(&first).unwrap(),
-        arbor_coding::export::normalize_jsonl(&second).unwrap(),
+        arbor_app::export::normalize_jsonl(&first).unwrap(),
+        arbor_app::export::normalize_jsonl(&second).unwrap(),
         "export → import → export must be identical after id normalisation"
     );
     let all: Value =

@@ -7,10 +7,10 @@ use arbor_protocol::AgentMessage;
 use arbor_store::{NodeKind, OutlineNode, Store};
 use serde::Serialize;
 
-use super::live::LiveSession;
-use super::AppError;
-use crate::compaction::tokens::context_tokens;
-use crate::sessions::node_to_message;
+use crate::live::LiveSession;
+use crate::AppError;
+use arbor_coding::compaction::tokens::context_tokens;
+use arbor_coding::sessions::node_to_message;
 
 /// How many entries, from the end of the branch, a [`SessionView`] carries (a little more when
 /// the cut would separate tool results from the call before them). A 10,000-node branch would

@@ -10,10 +10,10 @@ use arbor_llm::{RequestOptions, ThinkingLevel};
 use arbor_protocol::{AgentEvent, CodingEvent, SessionEvent};
 use arbor_store::Store;
 
-use super::selection::Selection;
-use super::AppError;
-use crate::secrets::{Redactor, ToolEnvironment};
-use crate::{
+use crate::selection::Selection;
+use crate::AppError;
+use arbor_coding::secrets::{Redactor, ToolEnvironment};
+use arbor_coding::{
     build_system_prompt, builtin_tools, load_context_files, today_utc, BuiltinToolOptions,
     CompactionSettings, Compactor, EventSink, SessionRecorder, SessionRequestHook,
     SystemPromptOptions, Workspace,
@@ -37,7 +37,7 @@ pub struct SessionConfig {
     pub cwd: PathBuf,
     pub selection: Selection,
     pub thinking: ThinkingLevel,
-    /// Built-in tools by name (see [`crate::DEFAULT_TOOLS`]); empty for none.
+    /// Built-in tools by name (see [`arbor_coding::DEFAULT_TOOLS`]); empty for none.
     pub tools: Vec<String>,
     /// Replaces the built-in system prompt.
     pub system_prompt: Option<String>,
@@ -89,7 +89,7 @@ pub struct LiveSession {
     sink: SinkSlot,
     subscription: Option<SubscriptionId>,
     /// The tools offered: built-ins, `create_tool`, the model's approved tools.
-    pub(crate) tools: super::model_tools::SessionTools,
+    pub(crate) tools: crate::model_tools::SessionTools,
 }
 
 impl std::fmt::Debug for LiveSession {
@@ -186,7 +186,7 @@ impl LiveSession {
             client,
             sink,
             subscription: None,
-            tools: super::model_tools::SessionTools::default(),
+            tools: crate::model_tools::SessionTools::default(),
         };
         session.tools.set_builtins(&session.agent, tools);
         Ok(session)
@@ -216,12 +216,12 @@ impl LiveSession {
             recorder.with_store(|store| store.path().parent().map(Path::to_owned))
         {
             // No tool writes into Arbor's own data, even when it lies inside the project.
-            crate::workspace::protect_arbor_path(&data_dir);
+            arbor_coding::workspace::protect_arbor_path(&data_dir);
             let tracker = super::code_tracker(&data_dir, &recorder.project());
             tracker.warm_up();
             recorder.set_code_tracker(Some(tracker));
         }
-        if let Some(toolbox) = super::model_tools::toolbox_for(&recorder, &self.cwd) {
+        if let Some(toolbox) = crate::model_tools::toolbox_for(&recorder, &self.cwd) {
             let wants_create_tool = self.tool_names.iter().any(|n| n == "create_tool");
             self.tools.connect(
                 &self.agent,

@@ -1,9 +1,9 @@
-//! The session API (`arbor_coding::app`) in process against the mock provider: the one event
+//! The session API (`arbor_app`) in process against the mock provider: the one event
 //! stream, what was sent, what was stored, model changes, branches, and the app-wide lists.
 
 use std::path::Path;
 
-use arbor_coding::app::{LiveSession, ModelRequest, SessionView};
+use arbor_app::{LiveSession, ModelRequest, SessionView};
 use arbor_llm::UserContent;
 use arbor_protocol::{AgentEvent, AgentMessage, CodingEvent, RunStatus, SessionEvent};
 use arbor_store::NodeKind;

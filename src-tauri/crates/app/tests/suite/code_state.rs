@@ -12,7 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
-use arbor_coding::app::{FilesMode, LiveSession};
+use arbor_app::{FilesMode, LiveSession};
 use arbor_coding::snapshots::ChangeStatus;
 use arbor_protocol::{CodingEvent, RunStatus, SessionEvent};
 use arbor_store::NodeKind;
@@ -325,7 +325,7 @@ async fn every_node_knows_its_files_and_going_back_brings_exactly_them_back() {
         setup
             .app
             .data_dir()
-            .join(arbor_coding::app::SNAPSHOTS_DIR)
+            .join(arbor_app::SNAPSHOTS_DIR)
             .read_dir()
             .unwrap()
             .count()

@@ -5,8 +5,8 @@ use serde::Serialize;
 
 use arbor_store::OutlineNode;
 
-use super::view::{entries_of_path, path_in_outline, BranchEntry};
 use super::{AppError, LiveSession};
+use crate::view::{entries_of_path, path_in_outline, BranchEntry};
 
 /// The paths to two nodes from where they part.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]

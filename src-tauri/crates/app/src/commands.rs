@@ -11,15 +11,15 @@ use arbor_store::NodeKind;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::live::LiveSession;
-use super::responses::{
+use crate::live::LiveSession;
+use crate::responses::{
     AbortInfo, CompactionInfo, ExportInfo, ForkInfo, LabelInfo, NavigationInfo, RegenerateInfo,
     RenameInfo, SessionsInfo, StateInfo, SwitchInfo, TreeInfo,
 };
-use super::AppError;
-use crate::compaction::navigate_with_summary;
-use crate::export::{export_session, ExportFormat, ExportScope};
-use crate::SessionRecorder;
+use crate::AppError;
+use arbor_coding::compaction::navigate_with_summary;
+use arbor_coding::export::{export_session, ExportFormat, ExportScope};
+use arbor_coding::SessionRecorder;
 
 /// A run started in the background: its outcome, or why it could not run.
 pub type RunHandle = JoinHandle<Result<RunOutcome, arbor_agent::AgentError>>;
@@ -125,7 +125,7 @@ impl LiveSession {
         })
     }
 
-    /// Goes to a node (see [`crate::SessionRecorder::navigate`]).
+    /// Goes to a node (see [`arbor_coding::SessionRecorder::navigate`]).
     pub fn navigate(&self, node_id: &str) -> Result<NavigationInfo, AppError> {
         let recorder = self.recorder()?;
         let navigation = recorder.navigate(&self.agent, node_id)?;
@@ -146,7 +146,7 @@ impl LiveSession {
         Ok(self.navigation_info(navigation))
     }
 
-    fn navigation_info(&self, navigation: crate::Navigation) -> NavigationInfo {
+    fn navigation_info(&self, navigation: arbor_coding::Navigation) -> NavigationInfo {
         NavigationInfo {
             session_id: self.recorder.as_ref().and_then(|r| r.session_id()),
             leaf_id: navigation.leaf_id,
@@ -317,7 +317,7 @@ impl LiveSession {
 
 /// What a compaction did, with the conversation's length after it.
 fn compaction_info(
-    done: crate::compaction::Compaction,
+    done: arbor_coding::compaction::Compaction,
     agent: &arbor_agent::Agent,
 ) -> CompactionInfo {
     CompactionInfo {
@@ -337,7 +337,7 @@ pub(super) fn deliver_export(
 ) -> Result<ExportInfo, AppError> {
     match path {
         Some(path) => {
-            crate::export::write_atomically(path, &text)?;
+            arbor_coding::export::write_atomically(path, &text)?;
             Ok(ExportInfo {
                 session_id,
                 content: None,

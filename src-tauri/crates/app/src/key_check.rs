@@ -9,8 +9,8 @@ use arbor_llm::{Context, Message, UserMessage};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-use super::live::request_options;
-use super::selection::Selection;
+use crate::live::request_options;
+use crate::selection::Selection;
 
 /// The result of a key check.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -72,7 +72,7 @@ pub async fn check_key(selection: &Selection) -> KeyCheck {
 /// Some providers echo part of a wrong key; never pass it on.
 fn redact(selection: &Selection, message: &str) -> String {
     match &selection.api_key {
-        Some(key) => message.replace(key.expose(), crate::secrets::REDACTED),
+        Some(key) => message.replace(key.expose(), arbor_coding::secrets::REDACTED),
         None => message.to_owned(),
     }
 }

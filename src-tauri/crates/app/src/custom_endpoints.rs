@@ -189,7 +189,7 @@ pub fn add_custom_endpoint(
     })?;
     let mut catalog = builtin;
     catalog.merge_json(&text, &path)?;
-    crate::atomic::write_atomic(&path, text.as_bytes()).map_err(|source| EndpointError::Write {
+    arbor_fs::write_atomic(&path, text.as_bytes()).map_err(|source| EndpointError::Write {
         path: path.clone(),
         source,
     })?;

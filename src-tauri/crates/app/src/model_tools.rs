@@ -9,10 +9,10 @@ use arbor_agent::{Agent, AgentTool};
 use arbor_store::{Store, ToolRun};
 
 use super::{AppError, LiveSession};
-use crate::secrets::Redactor;
-use crate::skills::{CreateToolTool, ToolList, ToolReview, Toolbox};
-use crate::tools::RedactingTool;
-use crate::SessionRecorder;
+use arbor_coding::secrets::Redactor;
+use arbor_coding::skills::{CreateToolTool, ToolList, ToolReview, Toolbox};
+use arbor_coding::tools::RedactingTool;
+use arbor_coding::SessionRecorder;
 
 #[derive(Default)]
 struct Inner {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use super::{AppError, ArborApp, ProjectInfo};
-use crate::clone::{
+use arbor_coding::clone::{
     clean_stale_clones, clean_stale_clones_in, clone_repository, has_temporary_clones,
     CloneProgress, CloneRequest, HostToken,
 };
@@ -38,7 +38,7 @@ impl ArborApp {
 
     /// Where `request` would go.
     pub fn clone_destination(&self, request: &CloneRequest) -> Result<PathBuf, AppError> {
-        Ok(crate::clone::destination_of(request, &self.workspaces_dir())?.1)
+        Ok(arbor_coding::clone::destination_of(request, &self.workspaces_dir())?.1)
     }
 
     /// Clones `request` (blocking) and records it as a project with its origin URL. Temporary
@@ -83,7 +83,7 @@ fn remember_clone_folder(data_dir: &Path, folder: &Path) {
             .iter()
             .map(|f| format!("{}\n", f.display()))
             .collect();
-        let _ = crate::export::write_atomically(&list, &text);
+        let _ = arbor_coding::export::write_atomically(&list, &text);
     }
 }
 
@@ -126,5 +126,5 @@ pub(super) fn clean_clone_leftovers(data_dir: &Path, workspaces: &Path) {
         })
         .collect();
     let text: String = kept.iter().map(|f| format!("{}\n", f.display())).collect();
-    let _ = crate::export::write_atomically(&list, &text);
+    let _ = arbor_coding::export::write_atomically(&list, &text);
 }

@@ -69,10 +69,7 @@ fn tool_results(setup: &Setup) -> Vec<String> {
 }
 
 /// The tools list's line for `name`.
-fn tool_entry(
-    session: &arbor_coding::app::LiveSession,
-    name: &str,
-) -> arbor_coding::skills::ToolEntry {
+fn tool_entry(session: &arbor_app::LiveSession, name: &str) -> arbor_coding::skills::ToolEntry {
     session
         .list_tools()
         .unwrap()

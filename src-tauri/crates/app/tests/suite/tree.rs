@@ -36,7 +36,7 @@ fn text_of(message: &AgentMessage) -> String {
 
 /// q1 → "One." (1,000 in / 500 out), q2 → "Two." (2,000 / 1,000), then "Two." regenerated as
 /// "Two again." (4,000 / 2,000). Prices: $1/M in, $2/M out.
-async fn two_branches() -> (Setup, arbor_coding::app::LiveSession, [String; 4]) {
+async fn two_branches() -> (Setup, arbor_app::LiveSession, [String; 4]) {
     let script = Script::new()
         .turn(Turn::stream().text("One.").usage(Usage::new(1_000, 500)))
         .turn(Turn::stream().text("Two.").usage(Usage::new(2_000, 1_000)))
@@ -70,7 +70,7 @@ async fn comparing_two_answers_splits_at_their_question_with_each_branchs_cost()
     assert_eq!(compared.shared_nodes, 3);
     assert_eq!(compared.left.node_id, two);
     assert_eq!(compared.right.node_id, two_again);
-    let texts = |side: &arbor_coding::app::ComparedBranch| -> Vec<String> {
+    let texts = |side: &arbor_app::ComparedBranch| -> Vec<String> {
         side.entries
             .iter()
             .map(|e| text_of(e.message.as_ref().unwrap()))

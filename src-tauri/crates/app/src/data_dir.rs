@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::AppError;
+use crate::AppError;
 
 /// The environment variable that overrides the data folder.
 pub const DATA_DIR_ENV: &str = "ARBOR_DATA_DIR";

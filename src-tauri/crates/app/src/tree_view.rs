@@ -6,14 +6,14 @@ use serde::Serialize;
 
 use tokio_util::sync::CancellationToken;
 
-use super::commands::deliver_export;
-use super::responses::ExportInfo;
-use crate::snapshots::FileChange;
+use crate::commands::deliver_export;
+use crate::responses::ExportInfo;
+use arbor_coding::snapshots::FileChange;
 
-use super::view::{entry_of_node, BranchEntry};
 use super::{AppError, LiveSession, SessionView};
-use crate::compaction::summarize_left_branch;
-use crate::export::{export_branch, ExportFormat};
+use crate::view::{entry_of_node, BranchEntry};
+use arbor_coding::compaction::summarize_left_branch;
+use arbor_coding::export::{export_branch, ExportFormat};
 
 /// One node of the tree panel.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]

@@ -5,7 +5,7 @@
 use arbor_llm::catalog::{Catalog, CatalogError};
 use arbor_llm::{Api, Model};
 
-use super::keys::{ApiKey, KeySource, ProviderKeys};
+use crate::keys::{ApiKey, KeySource, ProviderKeys};
 
 /// What a front end asks for; `None` fields take the catalogue's defaults.
 #[derive(Debug, Clone, Default)]
@@ -145,7 +145,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::secrets::MemoryStore;
+    use arbor_coding::secrets::MemoryStore;
 
     fn keys(env: impl Fn(&str) -> Option<String> + Send + Sync + 'static) -> ProviderKeys {
         ProviderKeys::new(Arc::new(env), Arc::new(MemoryStore::new()))

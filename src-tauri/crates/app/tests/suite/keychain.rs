@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use arbor_coding::app::{select, ModelRequest, ProviderKeys};
+use arbor_app::{select, ModelRequest, ProviderKeys};
 use arbor_coding::secrets::{KeychainStore, Secret, SecretStore, MAX_SECRET_BYTES};
 use arbor_llm::catalog::Catalog;
 

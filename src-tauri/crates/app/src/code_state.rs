@@ -9,10 +9,10 @@ use std::sync::Arc;
 use arbor_store::Project;
 use serde::Serialize;
 
-use super::responses::NavigationInfo;
 use super::{AppError, LiveSession, NodeVisit, Settings};
-use crate::sessions::{NodeDiff, RestoreInfo, RestorePreview};
-use crate::snapshots::{CodeTracker, SnapshotOptions};
+use crate::responses::NavigationInfo;
+use arbor_coding::sessions::{NodeDiff, RestoreInfo, RestorePreview};
+use arbor_coding::snapshots::{CodeTracker, SnapshotOptions};
 
 /// The folder of the data folder that holds the projects' shadow repositories.
 pub const SNAPSHOTS_DIR: &str = "snapshots";

@@ -3,7 +3,7 @@
 //! on the project's latest session (its context loaded into the agent), the branch view with
 //! siblings, and its JSON for the window. Issue 9 §7 budgets 300 ms from click to chat shown;
 //! this is the part before the webview renders. Run:
-//! `cargo bench -p arbor-coding --bench session_view` (prints the median after criterion's report).
+//! `cargo bench -p arbor-app --bench session_view` (prints the median after criterion's report).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::hint::black_box;
@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use arbor_agent::AgentMessage;
-use arbor_coding::app::{ArborApp, ModelRequest, SessionConfig, SessionStart};
+use arbor_app::{ArborApp, ModelRequest, SessionConfig, SessionStart};
 use arbor_coding::sessions::message_to_node;
 use arbor_llm::{Api, AssistantContent, AssistantMessage, TextContent, ThinkingLevel, UserMessage};
 use arbor_store::Store;

@@ -4,7 +4,7 @@
 
 use crate::live;
 
-use arbor_coding::app::VIEW_TAIL;
+use arbor_app::VIEW_TAIL;
 use arbor_protocol::RunStatus;
 use arbor_store::NodeKind;
 use arbor_test_support::{Script, Turn};

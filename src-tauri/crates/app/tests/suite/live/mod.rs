@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use arbor_coding::app::{ArborApp, LiveSession, ModelRequest, SessionConfig, SessionStart};
+use arbor_app::{ArborApp, LiveSession, ModelRequest, SessionConfig, SessionStart};
 use arbor_llm::ThinkingLevel;
 use arbor_protocol::{RunStatus, SessionEvent};
 use arbor_test_support::{MockProvider, Script, WireApi};

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use arbor_llm::ThinkingLevel;
 use serde::Serialize;
 
-use super::custom_endpoints::{add_custom_endpoint, CustomEndpoint};
-use super::keys::{tool_environment, ProviderKeyStatus};
 use super::{AppError, ArborApp, ModelRequest, Selection, Settings};
-use crate::secrets::{Secret, ToolEnvironment, GITHUB_ACCOUNT};
+use crate::custom_endpoints::{add_custom_endpoint, CustomEndpoint};
+use crate::keys::{tool_environment, ProviderKeyStatus};
+use arbor_coding::secrets::{Secret, ToolEnvironment, GITHUB_ACCOUNT};
 
 /// Every provider's key status, and why the keychain could not be read if it could not.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]

@@ -6,14 +6,14 @@ use arbor_llm::catalog::CatalogError;
 use arbor_llm::LlmError;
 use arbor_store::StoreError;
 
-use super::custom_endpoints::EndpointError;
-use super::project::ProjectError;
-use super::selection::SelectionError;
-use super::settings::SettingsError;
-use crate::compaction::CompactionError;
-use crate::export::{ImportError, UnknownExportOption, WriteError};
-use crate::secrets::SecretError;
-use crate::{BuiltinToolsError, SessionsError};
+use crate::custom_endpoints::EndpointError;
+use crate::project::ProjectError;
+use crate::selection::SelectionError;
+use crate::settings::SettingsError;
+use arbor_coding::compaction::CompactionError;
+use arbor_coding::export::{ImportError, UnknownExportOption, WriteError};
+use arbor_coding::secrets::SecretError;
+use arbor_coding::{BuiltinToolsError, SessionsError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -48,9 +48,9 @@ pub enum AppError {
     #[error(transparent)]
     Endpoint(#[from] EndpointError),
     #[error(transparent)]
-    Clone(#[from] crate::clone::CloneError),
+    Clone(#[from] arbor_coding::clone::CloneError),
     #[error(transparent)]
-    Toolbox(#[from] crate::skills::ToolboxError),
+    Toolbox(#[from] arbor_coding::skills::ToolboxError),
     #[error("the key is empty: paste the key itself")]
     EmptyKey,
     #[error("{0}")]

@@ -175,7 +175,7 @@ impl Settings {
         let path = data_dir.join(SETTINGS_FILE_NAME);
         serde_json::to_string_pretty(self)
             .map_err(std::io::Error::other)
-            .and_then(|text| crate::atomic::write_atomic(&path, text.as_bytes()))
+            .and_then(|text| arbor_fs::write_atomic(&path, text.as_bytes()))
             .map_err(|source| SettingsError::Write { path, source })
     }
 }

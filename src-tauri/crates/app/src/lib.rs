@@ -1,4 +1,4 @@
-//! The one session API every front end drives: the desktop shell and each mode of the `arbor`
+//! `arbor-app` — the one session API every front end drives: the desktop shell and each mode of the `arbor`
 //! CLI only adapt it (to Tauri commands and a channel, to terminal output, to JSON lines).
 //!
 //! Map:
@@ -13,13 +13,16 @@
 //! - [`view`]: what a chat window shows — the current branch with node ids and siblings, and
 //!   the header's figures; [`tree_view`]: the whole session as a tree, and going to a node.
 //! - [`selection`]: resolving a model and its key; [`keys`]: [`ProviderKeys`] — where a
-//!   provider's key comes from (its variable, then the OS keychain; see [`crate::secrets`]) and
+//!   provider's key comes from (its variable, then the OS keychain; see [`arbor_coding::secrets`]) and
 //!   what tool processes must not inherit ([`tool_environment`]); [`key_check`]: one cheap
 //!   request that says whether a key works; [`settings`]: `settings.json` (defaults, the
 //!   tool-environment pass-through list); [`custom_endpoints`]: adding a provider to
 //!   `models.json`; [`cloning`]: cloning into the workspaces folder with the keychain's GitHub
 //!   token, recorded as a project; [`user_config`]: those as [`ArborApp`] methods; [`project`]: checking a folder before it becomes a project; [`data_dir`].
 //! - [`error`]: [`AppError`] with a stable `code()`.
+//! - Below it: `arbor-coding` (recording, compaction, the request hook, the offered tools) and
+//!   the capability crates; what front ends name of those is re-exported here, so the desktop
+//!   shell and the CLI depend on this crate only.
 //!
 //! Store work of the app-wide calls is synchronous; async front ends run it through
 //! [`blocking`], off the runtime's worker threads.
@@ -65,6 +68,12 @@ pub use settings::{Settings, SettingsError};
 pub use tree_view::{NodeVisit, SessionTreeDelta, SessionTreeView, TreeNodeView};
 pub use user_config::{KeyStatusList, KeychainProblem, GITHUB_TOKEN_VARIABLES};
 pub use view::{BranchEntry, BranchPage, SessionState, SessionView, VIEW_TAIL};
+
+/// What front ends name from the layers below, so that they depend on this crate only.
+pub use arbor_coding::{
+    builtin_tools, clone, export, parse_tool_list, secrets, sessions, skills, snapshots,
+    BuiltinToolOptions, CodingEvent, CompactionReason, SessionRecorder, Workspace, DEFAULT_TOOLS,
+};
 
 /// Reads an environment variable (injected so tests do not depend on the process's).
 pub type EnvReader = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -150,7 +159,7 @@ impl ArborApp {
         let catalog = Catalog::load(&data_dir).map_err(AppError::Catalog)?;
         let settings = Settings::load(&data_dir)?;
         let store = Store::open(&data_dir)?;
-        crate::workspace::protect_arbor_path(&data_dir);
+        arbor_coding::workspace::protect_arbor_path(&data_dir);
         let app = Self {
             data_dir,
             catalog: std::sync::RwLock::new(Arc::new(catalog)),
@@ -168,7 +177,7 @@ impl ArborApp {
     pub fn with_env(self, env: EnvReader) -> Self {
         self.with_keys(ProviderKeys::new(
             env,
-            Arc::new(crate::secrets::MemoryStore::new()),
+            Arc::new(arbor_coding::secrets::MemoryStore::new()),
         ))
     }
 

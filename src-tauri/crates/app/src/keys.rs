@@ -1,5 +1,5 @@
 //! Where a provider's key comes from: [`ProviderKeys`] looks in the provider's environment
-//! variable, then in the keychain ([`crate::secrets`]); a key the front end gives (the CLI's
+//! variable, then in the keychain ([`arbor_coding::secrets`]); a key the front end gives (the CLI's
 //! `--api-key`) wins over both. Front ends show the [`KeySource`], never the key.
 
 use std::collections::HashMap;
@@ -9,9 +9,9 @@ use serde::Serialize;
 
 use arbor_llm::catalog::Catalog;
 
-use super::EnvReader;
-use crate::secrets::tool_env::ALWAYS_SCRUBBED;
-use crate::secrets::{
+use crate::EnvReader;
+use arbor_coding::secrets::tool_env::ALWAYS_SCRUBBED;
+use arbor_coding::secrets::{
     KeychainStore, Secret, SecretError, SecretStore, SessionOverlay, ToolEnvironment,
 };
 
@@ -242,7 +242,7 @@ pub fn tool_environment(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::secrets::MemoryStore;
+    use arbor_coding::secrets::MemoryStore;
 
     fn keys(env: &'static [(&'static str, &'static str)]) -> (ProviderKeys, Arc<MemoryStore>) {
         let store = Arc::new(MemoryStore::new());
