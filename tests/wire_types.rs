@@ -40,7 +40,81 @@ fn generate(dir: &Path) -> Result<()> {
     arbor_llm::ImageContent::export_all(&cfg)?;
     arbor_desktop::OpenedProject::export_all(&cfg)?;
     arbor_desktop::AppInfo::export_all(&cfg)?;
+    std::fs::write(dir.join("commands.ts"), commands_ts(&cfg, dir)?)?;
     Ok(())
+}
+
+/// `commands.ts`: the shell's command table (`src-tauri/src/command_table.rs`) as a TypeScript
+/// interface, name → `{ args, response }`, which `ui/src/ipc/index.ts` calls through; every
+/// type it names is imported from the generated files (one that was not generated is an error
+/// here, not a silent `any` there).
+fn commands_ts(cfg: &Config, dir: &Path) -> Result<String> {
+    let table = arbor_desktop::command_table(cfg);
+    ensure!(
+        table.len() > 40,
+        "only {} commands in the table",
+        table.len()
+    );
+    let mut imports = std::collections::BTreeSet::new();
+    let mut rows = String::new();
+    for command in &table {
+        let args = if command.args.is_empty() {
+            "Record<never, never>".to_owned()
+        } else {
+            let fields: Vec<String> = command
+                .args
+                .iter()
+                .map(|(name, ty)| format!("{name}: {ty}"))
+                .collect();
+            format!("{{ {} }}", fields.join("; "))
+        };
+        // `()` answers nothing: `void` in TypeScript.
+        let response = if command.response == "null" {
+            "void"
+        } else {
+            &command.response
+        };
+        rows.push_str(&format!(
+            "  {}: {{ args: {args}; response: {response} }};\n",
+            command.name
+        ));
+        let named = command
+            .args
+            .iter()
+            .map(|(_, ty)| ty.as_str())
+            .chain([response]);
+        for ty in named {
+            for word in ty.split(|c: char| !c.is_ascii_alphanumeric() && c != '_') {
+                let is_type = word.starts_with(|c: char| c.is_ascii_uppercase());
+                if !is_type || matches!(word, "Array" | "Record" | "Channel") {
+                    continue;
+                }
+                ensure!(
+                    dir.join(format!("{word}.ts")).exists(),
+                    "command {} names {word}, which is not generated: export it in generate()",
+                    command.name
+                );
+                imports.insert(word.to_owned());
+            }
+        }
+    }
+    let mut out = String::from(
+        "// Generated from src-tauri/src/command_table.rs by tests/wire_types.rs: do not edit.\n\
+         import type { Channel } from '@tauri-apps/api/core';\n",
+    );
+    for name in &imports {
+        out.push_str(&format!("import type {{ {name} }} from './{name}';\n"));
+    }
+    out.push_str("\n/** Every command the shell registers: its arguments and its answer. */\n");
+    out.push_str("export interface Commands {\n");
+    out.push_str(&rows);
+    out.push_str("}\n\n/** The same names at run time (a UI test checks each is called). */\n");
+    out.push_str("export const COMMAND_NAMES = [\n");
+    for command in &table {
+        out.push_str(&format!("  '{}',\n", command.name));
+    }
+    out.push_str("] as const satisfies readonly (keyof Commands)[];\n");
+    Ok(out)
 }
 
 /// Every file under `dir`, by its path relative to `dir`.

@@ -78,8 +78,9 @@ pub async fn clone_repository(
 
 /// Cancels this window's clone; it stops at git's next callback and leaves nothing behind.
 #[tauri::command]
-pub fn cancel_clone(window: Window, state: State<'_, DesktopState>) {
+pub async fn cancel_clone(window: Window, state: State<'_, DesktopState>) -> Result<()> {
     if let Some(cancel) = state.clone_cancel(window.label()) {
         cancel.store(true, Ordering::Relaxed);
     }
+    Ok(())
 }

@@ -14,12 +14,13 @@ pub struct AppInfo {
     version: &'static str,
 }
 
+// Every command is async and answers a `Result`, so the command table checks them all alike.
 #[tauri::command]
-pub fn app_info() -> AppInfo {
-    AppInfo {
+pub async fn app_info() -> Result<AppInfo, CommandError> {
+    Ok(AppInfo {
         name: "Arbor",
         version: env!("CARGO_PKG_VERSION"),
-    }
+    })
 }
 
 /// Where a project opened: in the asking window, or in another (new or already open) one.
@@ -118,11 +119,14 @@ pub fn open_at_launch(app: &AppHandle, path: &str) {
 
 /// The project of this window (a window opened for a project asks on start).
 #[tauri::command]
-pub fn current_project(window: Window, state: State<'_, DesktopState>) -> Option<ProjectInfo> {
-    state
+pub async fn current_project(
+    window: Window,
+    state: State<'_, DesktopState>,
+) -> Result<Option<ProjectInfo>, CommandError> {
+    Ok(state
         .windows()
         .get(window.label())
-        .and_then(|w| w.project.clone())
+        .and_then(|w| w.project.clone()))
 }
 
 /// Closes this window's project: a run in progress is aborted (its partial answer is stored,
@@ -150,7 +154,7 @@ pub async fn recent_projects(
 
 /// Opens an http(s) link in the system browser; the webview itself never navigates.
 #[tauri::command]
-pub fn open_external(app: AppHandle, url: String) -> Result<(), CommandError> {
+pub async fn open_external(app: AppHandle, url: String) -> Result<(), CommandError> {
     let scheme_ok = url.starts_with("https://") || url.starts_with("http://");
     if !scheme_ok {
         return Err(AppError::NotAWebLink(url).into());

@@ -12,6 +12,7 @@
 mod channel;
 mod clone_commands;
 mod code_commands;
+mod command_table;
 mod commands;
 mod error;
 mod session_commands;
@@ -21,6 +22,7 @@ mod tool_commands;
 mod tree_commands;
 
 pub use clone_commands::CloneForm;
+pub use command_table::{command_table, CommandSpec};
 pub use commands::{AppInfo, OpenedProject};
 pub use error::CommandError;
 
@@ -44,63 +46,7 @@ pub fn run() -> Result<(), tauri::Error> {
                 close_window(window, api);
             }
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::app_info,
-            commands::open_project,
-            commands::current_project,
-            commands::close_project,
-            commands::recent_projects,
-            commands::open_external,
-            session_commands::start_session,
-            session_commands::session_view,
-            session_commands::prompt,
-            session_commands::steer,
-            session_commands::follow_up,
-            session_commands::abort,
-            session_commands::edit_message,
-            session_commands::regenerate,
-            session_commands::open_branch,
-            session_commands::earlier_entries,
-            tree_commands::session_tree,
-            tree_commands::session_tree_since,
-            tree_commands::visit_node,
-            tree_commands::label_node,
-            tree_commands::fork_at,
-            tree_commands::node_preview,
-            tree_commands::compare_branches,
-            tree_commands::export_branch,
-            tree_commands::summarize_left,
-            code_commands::preview_restore,
-            code_commands::restore_files,
-            code_commands::undo_restore,
-            code_commands::can_undo_restore,
-            code_commands::diff_nodes,
-            tool_commands::list_tools,
-            tool_commands::review_tool,
-            tool_commands::approve_tool,
-            tool_commands::reject_tool,
-            tool_commands::revoke_tool,
-            tool_commands::tool_history,
-            session_commands::set_model,
-            session_commands::set_thinking_level,
-            session_commands::list_models,
-            session_commands::list_sessions,
-            session_commands::new_session,
-            session_commands::switch_session,
-            session_commands::rename_session,
-            session_commands::delete_session,
-            session_commands::search_sessions,
-            settings_commands::key_statuses,
-            settings_commands::set_api_key,
-            settings_commands::remove_api_key,
-            settings_commands::test_api_key,
-            settings_commands::get_settings,
-            settings_commands::save_settings,
-            settings_commands::add_custom_endpoint,
-            clone_commands::clone_destination,
-            clone_commands::clone_repository,
-            clone_commands::cancel_clone,
-        ])
+        .invoke_handler(command_table::invoke_handler())
         .run(tauri::generate_context!())
 }
 

@@ -36,6 +36,7 @@ import type {
   SessionView,
   ThinkingLevel,
 } from './wire';
+import type { Commands } from './generated/commands';
 
 export type * from './wire';
 
@@ -86,32 +87,43 @@ async function call<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Calls a command of the shell's table (`generated/commands.ts`, made from
+ * `src-tauri/src/command_table.rs`): `tsc` checks its name, its arguments and its answer.
+ */
+function command<K extends keyof Commands>(
+  name: K,
+  ...args: keyof Commands[K]['args'] extends never ? [] : [Commands[K]['args']]
+): Promise<Commands[K]['response']> {
+  return call(() => invoke<Commands[K]['response']>(name, args[0]));
+}
+
 export function appInfo(): Promise<AppInfo> {
-  return call(() => invoke<AppInfo>('app_info'));
+  return command('app_info');
 }
 
 /** Opens a folder as a project: in this window, or in another one (`window: 'other'`). */
 export function openProject(path: string): Promise<OpenedProject> {
-  return call(() => invoke<OpenedProject>('open_project', { path }));
+  return command('open_project', { path });
 }
 
 /** The project this window was opened for, if any (a new project window asks on start). */
 export function currentProject(): Promise<ProjectInfo | null> {
-  return call(() => invoke<ProjectInfo | null>('current_project'));
+  return command('current_project');
 }
 
 /** Closes this window's project (aborting a run) and returns the window to the start view. */
 export function closeProject(): Promise<void> {
-  return call(() => invoke<void>('close_project'));
+  return command('close_project');
 }
 
 export function recentProjects(): Promise<RecentProject[]> {
-  return call(() => invoke<RecentProject[]>('recent_projects'));
+  return command('recent_projects');
 }
 
 /** Opens an http(s) link in the system browser; the webview never navigates. */
 export function openExternal(url: string): Promise<void> {
-  return call(() => invoke<void>('open_external', { url }));
+  return command('open_external', { url });
 }
 
 /** Shows the native folder picker; resolves to the chosen path, or `null` when cancelled. */
@@ -132,67 +144,67 @@ export function startSession(
 ): Promise<SessionView> {
   const events = new Channel<SessionEvent>();
   events.onmessage = onevent;
-  return call(() => invoke<SessionView>('start_session', { sessionId, events }));
+  return command('start_session', { sessionId, events });
 }
 
 export function sessionView(): Promise<SessionView> {
-  return call(() => invoke<SessionView>('session_view'));
+  return command('session_view');
 }
 
 export function prompt(message: string, images: ImageContent[] = []): Promise<void> {
-  return call(() => invoke<void>('prompt', { message, images }));
+  return command('prompt', { message, images });
 }
 
 export function steer(message: string): Promise<void> {
-  return call(() => invoke<void>('steer', { message }));
+  return command('steer', { message });
 }
 
 export function followUp(message: string): Promise<void> {
-  return call(() => invoke<void>('follow_up', { message }));
+  return command('follow_up', { message });
 }
 
 export function abort(): Promise<void> {
-  return call(() => invoke<void>('abort'));
+  return command('abort');
 }
 
 /** Sends an edited user message as a sibling branch of `nodeId`. */
 export function editMessage(nodeId: string, message: string): Promise<void> {
-  return call(() => invoke<void>('edit_message', { nodeId, message }));
+  return command('edit_message', { nodeId, message });
 }
 
 /** Asks again for the answer `nodeId` (`null`: the branch's last answer). */
 export function regenerate(nodeId: string | null): Promise<void> {
-  return call(() => invoke<void>('regenerate', { nodeId }));
+  return command('regenerate', { nodeId });
 }
 
 /** Up to `count` entries of the branch shown just before the node `before` (scrolling back). */
 export function earlierEntries(before: string, count: number): Promise<BranchPage> {
-  return call(() => invoke<BranchPage>('earlier_entries', { before, count }));
+  return command('earlier_entries', { before, count });
 }
 
 /** Moves to another branch: the leaf of the subtree under `nodeId`. */
 export function openBranch(nodeId: string): Promise<SessionView> {
-  return call(() => invoke<SessionView>('open_branch', { nodeId }));
+  return command('open_branch', { nodeId });
 }
 
 export function setModel(provider: string, model: string): Promise<SessionState> {
-  return call(() => invoke<SessionState>('set_model', { provider, model }));
+  return command('set_model', { provider, model });
 }
 
 export function setThinkingLevel(level: ThinkingLevel): Promise<SessionState> {
-  return call(() => invoke<SessionState>('set_thinking_level', { level }));
+  return command('set_thinking_level', { level });
 }
 
 export function listModels(): Promise<ModelGroup[]> {
-  return call(() => invoke<ModelGroup[]>('list_models'));
+  return command('list_models');
 }
 
 export function listSessions(): Promise<SessionListItem[]> {
-  return call(() => invoke<SessionListItem[]>('list_sessions'));
+  return command('list_sessions');
 }
 
 export function newSession(): Promise<SessionView> {
-  return call(() => invoke<SessionView>('new_session'));
+  return command('new_session');
 }
 
 /** Makes a stored session current, at `nodeId` when given (a search hit). */
@@ -200,24 +212,24 @@ export function switchSession(
   sessionId: string,
   nodeId: string | null = null,
 ): Promise<SessionView> {
-  return call(() => invoke<SessionView>('switch_session', { sessionId, nodeId }));
+  return command('switch_session', { sessionId, nodeId });
 }
 
 export function renameSession(sessionId: string, title: string): Promise<void> {
-  return call(() => invoke<void>('rename_session', { sessionId, title }));
+  return command('rename_session', { sessionId, title });
 }
 
 export function deleteSession(sessionId: string): Promise<void> {
-  return call(() => invoke<void>('delete_session', { sessionId }));
+  return command('delete_session', { sessionId });
 }
 
 export function searchSessions(query: string): Promise<SearchHit[]> {
-  return call(() => invoke<SearchHit[]>('search_sessions', { query }));
+  return command('search_sessions', { query });
 }
 
 /** Where every provider's key comes from (never the key itself). */
 export function keyStatuses(): Promise<KeyStatusList> {
-  return call(() => invoke<KeyStatusList>('key_statuses'));
+  return command('key_statuses');
 }
 
 /**
@@ -225,24 +237,24 @@ export function keyStatuses(): Promise<KeyStatusList> {
  * made when no keychain is reachable). The key crosses the bridge once and is never sent back.
  */
 export function setApiKey(provider: string, key: string, runOnly = false): Promise<KeyStatusList> {
-  return call(() => invoke<KeyStatusList>('set_api_key', { provider, key, runOnly }));
+  return command('set_api_key', { provider, key, runOnly });
 }
 
 export function removeApiKey(provider: string): Promise<KeyStatusList> {
-  return call(() => invoke<KeyStatusList>('remove_api_key', { provider }));
+  return command('remove_api_key', { provider });
 }
 
 /** One cheap request with the provider's key: whether it works, and the error class if not. */
 export function testApiKey(provider: string): Promise<KeyCheck> {
-  return call(() => invoke<KeyCheck>('test_api_key', { provider }));
+  return command('test_api_key', { provider });
 }
 
 export function getSettings(): Promise<Settings> {
-  return call(() => invoke<Settings>('get_settings'));
+  return command('get_settings');
 }
 
 export function saveSettings(settings: Settings): Promise<Settings> {
-  return call(() => invoke<Settings>('save_settings', { settings }));
+  return command('save_settings', { settings });
 }
 
 /** Adds an endpoint to models.json (checked first) and its key, if any, to the keychain. */
@@ -250,12 +262,12 @@ export function addCustomEndpoint(
   endpoint: CustomEndpoint,
   key: string | null,
 ): Promise<KeyStatusList> {
-  return call(() => invoke<KeyStatusList>('add_custom_endpoint', { endpoint, key }));
+  return command('add_custom_endpoint', { endpoint, key });
 }
 
 /** Where a clone of `form` would go (the workspaces folder unless a destination is given). */
 export function cloneDestination(form: CloneForm): Promise<string> {
-  return call(() => invoke<string>('clone_destination', { form }));
+  return command('clone_destination', { form });
 }
 
 /**
@@ -268,82 +280,82 @@ export function cloneRepository(
 ): Promise<OpenedProject> {
   const progress = new Channel<CloneProgress>();
   progress.onmessage = onProgress;
-  return call(() => invoke<OpenedProject>('clone_repository', { form, progress }));
+  return command('clone_repository', { form, progress });
 }
 
 /** Cancels this window's clone; nothing is left behind. */
 export function cancelClone(): Promise<void> {
-  return call(() => invoke<void>('cancel_clone'));
+  return command('cancel_clone');
 }
 
 /** The window's session as a tree (the tree panel). */
 export function sessionTree(): Promise<SessionTreeView> {
-  return call(() => invoke<SessionTreeView>('session_tree'));
+  return command('session_tree');
 }
 
 /** The nodes stored since the panel read `since` of them, with the current leaf. */
 export function sessionTreeSince(since: number): Promise<SessionTreeDelta> {
-  return call(() => invoke<SessionTreeDelta>('session_tree_since', { since }));
+  return command('session_tree_since', { since });
 }
 
 /** Goes to a node: the branch it is on is shown; a user message's text comes back for editing. */
 export function visitNode(nodeId: string): Promise<NodeVisit> {
-  return call(() => invoke<NodeVisit>('visit_node', { nodeId }));
+  return command('visit_node', { nodeId });
 }
 
 /** Labels a node (an empty label removes it); answers with the tree. */
 export function labelNode(nodeId: string, label: string): Promise<SessionTreeView> {
-  return call(() => invoke<SessionTreeView>('label_node', { nodeId, label }));
+  return command('label_node', { nodeId, label });
 }
 
 /** Copies the path to a node into a new session, which this window then shows. */
 export function forkAt(nodeId: string): Promise<SessionView> {
-  return call(() => invoke<SessionView>('fork_at', { nodeId }));
+  return command('fork_at', { nodeId });
 }
 
 /** One node with its message (the tree's preview of a turn, and Copy). */
 export function nodePreview(nodeId: string): Promise<BranchEntry> {
-  return call(() => invoke<BranchEntry>('node_preview', { nodeId }));
+  return command('node_preview', { nodeId });
 }
 
 /** The branches ending at `left` and `right`, side by side from where they part. */
 export function compareBranches(left: string, right: string): Promise<BranchComparison> {
-  return call(() => invoke<BranchComparison>('compare_branches', { left, right }));
+  return command('compare_branches', { left, right });
 }
 
 /** Every tool: built-in, approved, pending (with its approval id), invalid (with why). */
 export function listTools(): Promise<ToolList> {
-  return call(() => invoke<ToolList>('list_tools'));
+  return command('list_tools');
 }
 
 /** What the approval dialog shows for `approvalId`. */
 export function reviewTool(approvalId: string): Promise<ToolReview> {
-  return call(() => invoke<ToolReview>('review_tool', { approvalId }));
+  return command('review_tool', { approvalId });
 }
 
 /** Approves a pending tool (written, pinned, offered from the next request); the new list. */
 export function approveTool(approvalId: string): Promise<ToolList> {
-  return call(() => invoke<ToolList>('approve_tool', { approvalId }));
+  return command('approve_tool', { approvalId });
 }
 
 /** Rejects a pending tool; the reason reaches the model. The new list. */
 export function rejectTool(approvalId: string, reason: string | null): Promise<ToolList> {
-  return call(() => invoke<ToolList>('reject_tool', { approvalId, reason }));
+  return command('reject_tool', { approvalId, reason });
 }
 
 /** Takes a tool's approval back; the new list. */
 export function revokeTool(name: string): Promise<ToolList> {
-  return call(() => invoke<ToolList>('revoke_tool', { name }));
+  return command('revoke_tool', { name });
 }
 
 /** The runs of the model's tools (of `name`), newest first. */
 export function toolHistory(name: string | null): Promise<ToolRun[]> {
-  return call(() => invoke<ToolRun[]>('tool_history', { name }));
+  return command('tool_history', { name });
 }
 
 /** What bringing a node's files back would write and delete (nothing is written yet). */
 export function previewRestore(nodeId: string): Promise<RestorePreview> {
-  return call(() => invoke<RestorePreview>('preview_restore', { nodeId }));
+  return command('preview_restore', { nodeId });
 }
 
 /**
@@ -355,22 +367,22 @@ export function restoreFiles(
   overwrite: boolean,
   visit: boolean,
 ): Promise<FilesRestored> {
-  return call(() => invoke<FilesRestored>('restore_files', { nodeId, overwrite, visit }));
+  return command('restore_files', { nodeId, overwrite, visit });
 }
 
 /** Brings back the files as they were before the last restore (undoing twice redoes). */
 export function undoRestore(overwrite: boolean): Promise<RestoreInfo> {
-  return call(() => invoke<RestoreInfo>('undo_restore', { overwrite }));
+  return command('undo_restore', { overwrite });
 }
 
 /** Whether the project has a restore to undo (also after a restart). */
 export function canUndoRestore(): Promise<boolean> {
-  return call(() => invoke<boolean>('can_undo_restore'));
+  return command('can_undo_restore');
 }
 
 /** The files that differ between two nodes' states, with their patches. */
 export function diffNodes(from: string, to: string): Promise<NodeDiff> {
-  return call(() => invoke<NodeDiff>('diff_nodes', { from, to }));
+  return command('diff_nodes', { from, to });
 }
 
 /**
@@ -382,7 +394,7 @@ export function exportBranch(
   nodeId: string,
   format: 'markdown' | 'jsonl' | 'html',
 ): Promise<string | null> {
-  return call(() => invoke<string | null>('export_branch', { nodeId, format }));
+  return command('export_branch', { nodeId, format });
 }
 
 /**
@@ -390,5 +402,5 @@ export function exportBranch(
  * elsewhere in the tree); asks the model, and Stop (`abort`) cancels it.
  */
 export function summarizeLeft(oldLeaf: string): Promise<SessionView> {
-  return call(() => invoke<SessionView>('summarize_left', { oldLeaf }));
+  return command('summarize_left', { oldLeaf });
 }

@@ -1,0 +1,210 @@
+//! The command table: every command the webview may call, written once — name, the arguments
+//! it takes over IPC and what it answers. From it come the handler Tauri registers
+//! ([`invoke_handler`]), a compile-time check that each command's Rust signature takes exactly
+//! those arguments and answers that type, and the table the UI's IPC functions are typed
+//! against ([`command_table`] → `ui/src/ipc/generated/commands.ts`, written and checked by
+//! `tests/wire_types.rs`). A command added here but not in the UI, or called by the UI with
+//! other arguments, fails `tsc`; one whose Rust signature drifts from its row fails to compile.
+//!
+//! Row syntax: `module::name [injected] (argument: Type, channel => EventType) -> Answer;` where
+//! `injected` lists what Tauri supplies and the webview does not send (`app`, `window`,
+//! `state`), in the order the function takes them first; `=>` marks a `Channel` argument.
+
+use std::future::Future;
+
+use tauri::ipc::Channel;
+use ts_rs::{Config, TS};
+
+use crate::clone_commands::{self, CloneForm};
+use crate::code_commands;
+use crate::commands::{self, AppInfo, OpenedProject};
+use crate::error::CommandError;
+use crate::session_commands;
+use crate::settings_commands;
+use crate::tool_commands;
+use crate::tree_commands;
+use arbor_app::clone::CloneProgress;
+use arbor_app::sessions::{NodeDiff, RestoreInfo, RestorePreview};
+use arbor_app::skills::{ToolList, ToolReview};
+use arbor_app::{
+    BranchComparison, BranchEntry, BranchPage, CustomEndpoint, FilesRestored, KeyCheck,
+    KeyStatusList, ModelGroup, NodeVisit, ProjectInfo, RecentProject, SessionListItem,
+    SessionState, SessionTreeDelta, SessionTreeView, SessionView, Settings,
+};
+use arbor_llm::{ImageContent, ThinkingLevel};
+use arbor_protocol::SessionEvent;
+use arbor_store::{SearchHit, ToolRun};
+
+/// One row of the table as the UI sees it: argument names as the webview sends them
+/// (camelCase, as Tauri expects), TypeScript types as ts-rs names them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandSpec {
+    pub name: &'static str,
+    pub args: Vec<(String, String)>,
+    pub response: String,
+}
+
+/// What Tauri injects into a command: the webview never sends these.
+macro_rules! injected {
+    (app) => { tauri::AppHandle };
+    (window) => { tauri::Window };
+    (state) => { tauri::State<'static, crate::state::DesktopState> };
+}
+
+/// An argument's Rust type (`=>`: a channel of that event type).
+macro_rules! argument_type {
+    (: $ty:ty) => { $ty };
+    (=> $ty:ty) => { Channel<$ty> };
+}
+
+/// An argument's TypeScript type.
+macro_rules! argument_ts {
+    ($cfg:expr, : $ty:ty) => {
+        <$ty as TS>::name($cfg)
+    };
+    ($cfg:expr, => $ty:ty) => {
+        format!("Channel<{}>", <$ty as TS>::name($cfg))
+    };
+}
+
+macro_rules! command_table {
+    ($(
+        $module:ident :: $name:ident [$($injected:ident)*] ($($arg:ident $kind:tt $ty:ty),* $(,)?) -> $response:ty;
+    )*) => {
+        /// The handler Tauri registers: exactly the table's commands.
+        pub(crate) fn invoke_handler(
+        ) -> impl Fn(tauri::ipc::Invoke<tauri::Wry>) -> bool + Send + Sync + 'static {
+            tauri::generate_handler![$($module::$name),*]
+        }
+
+        /// Every command's row, in the table's order.
+        pub fn command_table(cfg: &Config) -> Vec<CommandSpec> {
+            vec![$(
+                CommandSpec {
+                    name: stringify!($name),
+                    args: vec![$((camel_case(stringify!($arg)), argument_ts!(cfg, $kind $ty))),*],
+                    response: <$response as TS>::name(cfg),
+                }
+            ),*]
+        }
+
+        /// Compile-time only: each command takes the row's arguments and answers its type.
+        #[allow(dead_code, clippy::too_many_arguments)]
+        mod signatures {
+            use super::*;
+            $(
+                pub(super) fn $name(
+                    $($injected: injected!($injected),)*
+                    $($arg: argument_type!($kind $ty)),*
+                ) -> impl Future<Output = Result<$response, CommandError>> {
+                    $module::$name($($injected,)* $($arg),*)
+                }
+            )*
+        }
+    };
+}
+
+command_table! {
+    commands::app_info [] () -> AppInfo;
+    commands::open_project [app window state] (path: String) -> OpenedProject;
+    commands::current_project [window state] () -> Option<ProjectInfo>;
+    commands::close_project [window state] () -> ();
+    commands::recent_projects [state] () -> Vec<RecentProject>;
+    commands::open_external [app] (url: String) -> ();
+    session_commands::start_session [window state] (session_id: Option<String>, events => SessionEvent) -> SessionView;
+    session_commands::session_view [window state] () -> SessionView;
+    session_commands::prompt [window state] (message: String, images: Vec<ImageContent>) -> ();
+    session_commands::steer [window state] (message: String) -> ();
+    session_commands::follow_up [window state] (message: String) -> ();
+    session_commands::abort [window state] () -> ();
+    session_commands::edit_message [window state] (node_id: String, message: String) -> ();
+    session_commands::regenerate [window state] (node_id: Option<String>) -> ();
+    session_commands::open_branch [window state] (node_id: String) -> SessionView;
+    session_commands::earlier_entries [window state] (before: String, count: usize) -> BranchPage;
+    tree_commands::session_tree [window state] () -> SessionTreeView;
+    tree_commands::session_tree_since [window state] (since: usize) -> SessionTreeDelta;
+    tree_commands::visit_node [window state] (node_id: String) -> NodeVisit;
+    tree_commands::label_node [window state] (node_id: String, label: String) -> SessionTreeView;
+    tree_commands::fork_at [window state] (node_id: String) -> SessionView;
+    tree_commands::node_preview [window state] (node_id: String) -> BranchEntry;
+    tree_commands::compare_branches [window state] (left: String, right: String) -> BranchComparison;
+    tree_commands::export_branch [window state] (node_id: String, format: String) -> Option<String>;
+    tree_commands::summarize_left [window state] (old_leaf: String) -> SessionView;
+    code_commands::preview_restore [window state] (node_id: String) -> RestorePreview;
+    code_commands::restore_files [window state] (node_id: String, overwrite: bool, visit: bool) -> FilesRestored;
+    code_commands::undo_restore [window state] (overwrite: bool) -> RestoreInfo;
+    code_commands::can_undo_restore [window state] () -> bool;
+    code_commands::diff_nodes [window state] (from: String, to: String) -> NodeDiff;
+    tool_commands::list_tools [window state] () -> ToolList;
+    tool_commands::review_tool [window state] (approval_id: String) -> ToolReview;
+    tool_commands::approve_tool [window state] (approval_id: String) -> ToolList;
+    tool_commands::reject_tool [window state] (approval_id: String, reason: Option<String>) -> ToolList;
+    tool_commands::revoke_tool [window state] (name: String) -> ToolList;
+    tool_commands::tool_history [window state] (name: Option<String>) -> Vec<ToolRun>;
+    session_commands::set_model [window state] (provider: String, model: String) -> SessionState;
+    session_commands::set_thinking_level [window state] (level: ThinkingLevel) -> SessionState;
+    session_commands::list_models [state] () -> Vec<ModelGroup>;
+    session_commands::list_sessions [window state] () -> Vec<SessionListItem>;
+    session_commands::new_session [window state] () -> SessionView;
+    session_commands::switch_session [window state] (session_id: String, node_id: Option<String>) -> SessionView;
+    session_commands::rename_session [state] (session_id: String, title: String) -> ();
+    session_commands::delete_session [window state] (session_id: String) -> ();
+    session_commands::search_sessions [window state] (query: String) -> Vec<SearchHit>;
+    settings_commands::key_statuses [state] () -> KeyStatusList;
+    settings_commands::set_api_key [state] (provider: String, key: String, run_only: bool) -> KeyStatusList;
+    settings_commands::remove_api_key [state] (provider: String) -> KeyStatusList;
+    settings_commands::test_api_key [state] (provider: String) -> KeyCheck;
+    settings_commands::get_settings [state] () -> Settings;
+    settings_commands::save_settings [state] (settings: Settings) -> Settings;
+    settings_commands::add_custom_endpoint [state] (endpoint: CustomEndpoint, key: Option<String>) -> KeyStatusList;
+    clone_commands::clone_destination [state] (form: CloneForm) -> String;
+    clone_commands::clone_repository [app window state] (form: CloneForm, progress => CloneProgress) -> OpenedProject;
+    clone_commands::cancel_clone [window state] () -> ();
+}
+
+/// `node_id` → `nodeId`: Tauri reads a command's arguments in camelCase.
+fn camel_case(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len());
+    let mut upper = false;
+    for c in snake.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_are_named_as_the_webview_sends_them() {
+        assert_eq!(camel_case("node_id"), "nodeId");
+        assert_eq!(camel_case("run_only"), "runOnly");
+        assert_eq!(camel_case("path"), "path");
+    }
+
+    #[test]
+    fn every_command_appears_once() {
+        let table = command_table(&Config::new());
+        let mut names: Vec<_> = table.iter().map(|c| c.name).collect();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count, "a command is listed twice");
+        let start = table.iter().find(|c| c.name == "start_session").unwrap();
+        assert_eq!(
+            start.args,
+            vec![
+                ("sessionId".to_owned(), "string | null".to_owned()),
+                ("events".to_owned(), "Channel<SessionEvent>".to_owned()),
+            ]
+        );
+    }
+}

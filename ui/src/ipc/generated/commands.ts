@@ -1,0 +1,151 @@
+// Generated from src-tauri/src/command_table.rs by tests/wire_types.rs: do not edit.
+import type { Channel } from '@tauri-apps/api/core';
+import type { AppInfo } from './AppInfo';
+import type { BranchComparison } from './BranchComparison';
+import type { BranchEntry } from './BranchEntry';
+import type { BranchPage } from './BranchPage';
+import type { CloneForm } from './CloneForm';
+import type { CloneProgress } from './CloneProgress';
+import type { CustomEndpoint } from './CustomEndpoint';
+import type { FilesRestored } from './FilesRestored';
+import type { ImageContent } from './ImageContent';
+import type { KeyCheck } from './KeyCheck';
+import type { KeyStatusList } from './KeyStatusList';
+import type { ModelGroup } from './ModelGroup';
+import type { NodeDiff } from './NodeDiff';
+import type { NodeVisit } from './NodeVisit';
+import type { OpenedProject } from './OpenedProject';
+import type { ProjectInfo } from './ProjectInfo';
+import type { RecentProject } from './RecentProject';
+import type { RestoreInfo } from './RestoreInfo';
+import type { RestorePreview } from './RestorePreview';
+import type { SearchHit } from './SearchHit';
+import type { SessionEvent } from './SessionEvent';
+import type { SessionListItem } from './SessionListItem';
+import type { SessionState } from './SessionState';
+import type { SessionTreeDelta } from './SessionTreeDelta';
+import type { SessionTreeView } from './SessionTreeView';
+import type { SessionView } from './SessionView';
+import type { Settings } from './Settings';
+import type { ThinkingLevel } from './ThinkingLevel';
+import type { ToolList } from './ToolList';
+import type { ToolReview } from './ToolReview';
+import type { ToolRun } from './ToolRun';
+
+/** Every command the shell registers: its arguments and its answer. */
+export interface Commands {
+  app_info: { args: Record<never, never>; response: AppInfo };
+  open_project: { args: { path: string }; response: OpenedProject };
+  current_project: { args: Record<never, never>; response: ProjectInfo | null };
+  close_project: { args: Record<never, never>; response: void };
+  recent_projects: { args: Record<never, never>; response: Array<RecentProject> };
+  open_external: { args: { url: string }; response: void };
+  start_session: { args: { sessionId: string | null; events: Channel<SessionEvent> }; response: SessionView };
+  session_view: { args: Record<never, never>; response: SessionView };
+  prompt: { args: { message: string; images: Array<ImageContent> }; response: void };
+  steer: { args: { message: string }; response: void };
+  follow_up: { args: { message: string }; response: void };
+  abort: { args: Record<never, never>; response: void };
+  edit_message: { args: { nodeId: string; message: string }; response: void };
+  regenerate: { args: { nodeId: string | null }; response: void };
+  open_branch: { args: { nodeId: string }; response: SessionView };
+  earlier_entries: { args: { before: string; count: number }; response: BranchPage };
+  session_tree: { args: Record<never, never>; response: SessionTreeView };
+  session_tree_since: { args: { since: number }; response: SessionTreeDelta };
+  visit_node: { args: { nodeId: string }; response: NodeVisit };
+  label_node: { args: { nodeId: string; label: string }; response: SessionTreeView };
+  fork_at: { args: { nodeId: string }; response: SessionView };
+  node_preview: { args: { nodeId: string }; response: BranchEntry };
+  compare_branches: { args: { left: string; right: string }; response: BranchComparison };
+  export_branch: { args: { nodeId: string; format: string }; response: string | null };
+  summarize_left: { args: { oldLeaf: string }; response: SessionView };
+  preview_restore: { args: { nodeId: string }; response: RestorePreview };
+  restore_files: { args: { nodeId: string; overwrite: boolean; visit: boolean }; response: FilesRestored };
+  undo_restore: { args: { overwrite: boolean }; response: RestoreInfo };
+  can_undo_restore: { args: Record<never, never>; response: boolean };
+  diff_nodes: { args: { from: string; to: string }; response: NodeDiff };
+  list_tools: { args: Record<never, never>; response: ToolList };
+  review_tool: { args: { approvalId: string }; response: ToolReview };
+  approve_tool: { args: { approvalId: string }; response: ToolList };
+  reject_tool: { args: { approvalId: string; reason: string | null }; response: ToolList };
+  revoke_tool: { args: { name: string }; response: ToolList };
+  tool_history: { args: { name: string | null }; response: Array<ToolRun> };
+  set_model: { args: { provider: string; model: string }; response: SessionState };
+  set_thinking_level: { args: { level: ThinkingLevel }; response: SessionState };
+  list_models: { args: Record<never, never>; response: Array<ModelGroup> };
+  list_sessions: { args: Record<never, never>; response: Array<SessionListItem> };
+  new_session: { args: Record<never, never>; response: SessionView };
+  switch_session: { args: { sessionId: string; nodeId: string | null }; response: SessionView };
+  rename_session: { args: { sessionId: string; title: string }; response: void };
+  delete_session: { args: { sessionId: string }; response: void };
+  search_sessions: { args: { query: string }; response: Array<SearchHit> };
+  key_statuses: { args: Record<never, never>; response: KeyStatusList };
+  set_api_key: { args: { provider: string; key: string; runOnly: boolean }; response: KeyStatusList };
+  remove_api_key: { args: { provider: string }; response: KeyStatusList };
+  test_api_key: { args: { provider: string }; response: KeyCheck };
+  get_settings: { args: Record<never, never>; response: Settings };
+  save_settings: { args: { settings: Settings }; response: Settings };
+  add_custom_endpoint: { args: { endpoint: CustomEndpoint; key: string | null }; response: KeyStatusList };
+  clone_destination: { args: { form: CloneForm }; response: string };
+  clone_repository: { args: { form: CloneForm; progress: Channel<CloneProgress> }; response: OpenedProject };
+  cancel_clone: { args: Record<never, never>; response: void };
+}
+
+/** The same names at run time (a UI test checks each is called). */
+export const COMMAND_NAMES = [
+  'app_info',
+  'open_project',
+  'current_project',
+  'close_project',
+  'recent_projects',
+  'open_external',
+  'start_session',
+  'session_view',
+  'prompt',
+  'steer',
+  'follow_up',
+  'abort',
+  'edit_message',
+  'regenerate',
+  'open_branch',
+  'earlier_entries',
+  'session_tree',
+  'session_tree_since',
+  'visit_node',
+  'label_node',
+  'fork_at',
+  'node_preview',
+  'compare_branches',
+  'export_branch',
+  'summarize_left',
+  'preview_restore',
+  'restore_files',
+  'undo_restore',
+  'can_undo_restore',
+  'diff_nodes',
+  'list_tools',
+  'review_tool',
+  'approve_tool',
+  'reject_tool',
+  'revoke_tool',
+  'tool_history',
+  'set_model',
+  'set_thinking_level',
+  'list_models',
+  'list_sessions',
+  'new_session',
+  'switch_session',
+  'rename_session',
+  'delete_session',
+  'search_sessions',
+  'key_statuses',
+  'set_api_key',
+  'remove_api_key',
+  'test_api_key',
+  'get_settings',
+  'save_settings',
+  'add_custom_endpoint',
+  'clone_destination',
+  'clone_repository',
+  'cancel_clone',
+] as const satisfies readonly (keyof Commands)[];
