@@ -98,8 +98,8 @@ impl LiveSession {
         StateInfo {
             provider: state.model.provider.clone(),
             model: state.model.id.clone(),
-            api: state.model.api.as_str().to_owned(),
-            thinking_level: state.thinking_level.as_str().to_owned(),
+            api: state.model.api,
+            thinking_level: state.thinking_level,
             is_streaming: state.is_streaming,
             message_count: state.messages.len(),
             pending_tool_calls: state.pending_tool_calls.iter().cloned().collect(),

@@ -14,8 +14,8 @@ use serde::Serialize;
 pub struct StateInfo {
     pub provider: String,
     pub model: String,
-    pub api: String,
-    pub thinking_level: String,
+    pub api: arbor_llm::Api,
+    pub thinking_level: arbor_llm::ThinkingLevel,
     pub is_streaming: bool,
     pub message_count: usize,
     pub pending_tool_calls: Vec<String>,

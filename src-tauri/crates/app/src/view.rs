@@ -62,8 +62,8 @@ pub struct BranchEntry {
 pub struct SessionState {
     pub provider: String,
     pub model: String,
-    pub api: String,
-    pub thinking_level: String,
+    pub api: arbor_llm::Api,
+    pub thinking_level: arbor_llm::ThinkingLevel,
     /// Whether the model can reason (the thinking picker applies).
     pub reasoning: bool,
     /// Whether the model takes images.
@@ -105,8 +105,8 @@ impl LiveSession {
         SessionState {
             provider: state.model.provider.clone(),
             model: state.model.id.clone(),
-            api: state.model.api.as_str().to_owned(),
-            thinking_level: state.thinking_level.as_str().to_owned(),
+            api: state.model.api,
+            thinking_level: state.thinking_level,
             reasoning: state.model.reasoning,
             images: state.model.images,
             is_streaming: state.is_streaming,
