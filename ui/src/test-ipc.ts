@@ -40,6 +40,8 @@ export const STATE: SessionState = {
   tools: ['read', 'bash'],
   cwd: '/home/me/src/my-repo',
   error: null,
+  pending_tool_calls: [],
+  key_source: 'env',
   context_tokens: 1200,
   context_window: 32000,
   cost: 0.0123,

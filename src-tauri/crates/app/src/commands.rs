@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::live::LiveSession;
 use crate::responses::{
     AbortInfo, CompactionInfo, ExportInfo, ForkInfo, LabelInfo, NavigationInfo, RegenerateInfo,
-    RenameInfo, SessionsInfo, StateInfo, SwitchInfo, TreeInfo,
+    RenameInfo, SessionsInfo, SwitchInfo, TreeInfo,
 };
 use crate::AppError;
 use arbor_coding::compaction::navigate_with_summary;
@@ -90,23 +90,6 @@ impl LiveSession {
         AbortInfo {
             dropped_steering: dropped.steering.len(),
             dropped_follow_ups: dropped.follow_ups.len(),
-        }
-    }
-
-    pub fn state_info(&self) -> StateInfo {
-        let state = self.agent.state();
-        StateInfo {
-            provider: state.model.provider.clone(),
-            model: state.model.id.clone(),
-            api: state.model.api,
-            thinking_level: state.thinking_level,
-            is_streaming: state.is_streaming,
-            message_count: state.messages.len(),
-            pending_tool_calls: state.pending_tool_calls.iter().cloned().collect(),
-            tools: self.tool_names.clone(),
-            cwd: self.cwd.display().to_string(),
-            error: state.error.clone(),
-            key_source: self.selection.key_source.name(),
         }
     }
 

@@ -5,27 +5,8 @@
 
 use std::path::PathBuf;
 
-use arbor_llm::LlmError;
 use arbor_store::{SessionSummary, SessionTree};
 use serde::Serialize;
-
-/// `get_state`.
-#[derive(Debug, Clone, Serialize)]
-pub struct StateInfo {
-    pub provider: String,
-    pub model: String,
-    pub api: arbor_llm::Api,
-    pub thinking_level: arbor_llm::ThinkingLevel,
-    pub is_streaming: bool,
-    pub message_count: usize,
-    pub pending_tool_calls: Vec<String>,
-    pub tools: Vec<String>,
-    pub cwd: String,
-    pub error: Option<LlmError>,
-    /// Where the model's key comes from: `given` (`--api-key`), `env`, `keychain`, `none` or
-    /// `not-needed` — never the key.
-    pub key_source: &'static str,
-}
 
 /// `abort`: how many queued messages were dropped.
 #[derive(Debug, Clone, Copy, Serialize)]

@@ -57,7 +57,8 @@ pub struct BranchEntry {
     pub tokens_before: Option<u64>,
 }
 
-/// The header of a chat: model, thinking level, streaming flag, context use and cost.
+/// The session's state: the chat header's figures (model, thinking level, streaming flag,
+/// context use, cost) and RPC's `get_state` — one type for both.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct SessionState {
     pub provider: String,
@@ -72,8 +73,14 @@ pub struct SessionState {
     pub message_count: usize,
     pub tools: Vec<String>,
     pub cwd: String,
-    /// The last run's error, as text.
-    pub error: Option<String>,
+    /// The last run's error.
+    pub error: Option<arbor_llm::LlmError>,
+    /// Tool calls of the run in progress still waiting for their results.
+    pub pending_tool_calls: Vec<String>,
+    /// Where the model's key comes from: `given` (`--api-key`), `env`, `keychain`, `none` or
+    /// `not-needed` — never the key.
+    #[ts(type = "'given' | 'env' | 'keychain' | 'none' | 'not-needed'")]
+    pub key_source: &'static str,
     /// Estimated tokens of the conversation the next request sends.
     pub context_tokens: u64,
     pub context_window: u32,
@@ -82,7 +89,7 @@ pub struct SessionState {
 }
 
 impl LiveSession {
-    /// The header's figures.
+    /// The session's state (the chat header; RPC `get_state`).
     pub fn session_state(&self) -> SessionState {
         let state = self.agent.state();
         let context = match &self.compactor {
@@ -113,7 +120,9 @@ impl LiveSession {
             message_count: state.messages.len(),
             tools: self.tool_names.clone(),
             cwd: self.cwd.display().to_string(),
-            error: state.error.as_ref().map(ToString::to_string),
+            error: state.error.clone(),
+            pending_tool_calls: state.pending_tool_calls.iter().cloned().collect(),
+            key_source: self.selection.key_source.name(),
             context_tokens: context,
             context_window: state.model.context_window,
             cost,

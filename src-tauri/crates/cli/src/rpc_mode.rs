@@ -187,7 +187,7 @@ async fn handle(
             Ok(Value::Null)
         }
         Command::Abort => data(Ok(live.abort())),
-        Command::GetState => data(Ok(live.state_info())),
+        Command::GetState => data(Ok(live.session_state())),
         Command::GetMessages => Ok(json!({"messages": live.messages()})),
         Command::SetModel { model, provider } => {
             drop(live);

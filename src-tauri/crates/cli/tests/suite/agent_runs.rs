@@ -311,6 +311,10 @@ async fn rpc_mode_answers_each_command_with_its_id() {
     assert_eq!(responses["a"]["data"]["is_streaming"], false);
     // The key came from the endpoint flags (`--api-key`); the state says so, never the key.
     assert_eq!(responses["a"]["data"]["key_source"], "given");
+    // One state for RPC and the desktop's chat header: the context window and cost are there too.
+    assert!(responses["a"]["data"]["context_window"].as_u64().unwrap() > 0);
+    assert!(responses["a"]["data"]["cost"].is_number());
+    assert!(responses["a"]["data"]["pending_tool_calls"].is_array());
     assert_eq!(responses["b"]["success"], true);
     assert_eq!(responses["c"]["success"], true);
     assert_eq!(responses["d"]["success"], false);
