@@ -47,7 +47,7 @@ pub async fn visit_node(
     with_session(&state, &window, move |s| s.visit_node(&node_id)).await
 }
 
-/// Labels a node of the tree (an empty label removes it).
+/// Labels a node of the tree (an empty label removes it) and answers with the tree.
 #[tauri::command]
 pub async fn label_node(
     window: Window,
@@ -55,7 +55,11 @@ pub async fn label_node(
     node_id: String,
     label: String,
 ) -> Result<SessionTreeView> {
-    with_session(&state, &window, move |s| s.label_node(&node_id, &label)).await
+    with_session(&state, &window, move |s| {
+        s.label(&node_id, Some(&label))?;
+        s.tree_view()
+    })
+    .await
 }
 
 /// Forks the path to a node into a new session, shown in this window.
@@ -65,7 +69,11 @@ pub async fn fork_at(
     state: State<'_, DesktopState>,
     node_id: String,
 ) -> Result<SessionView> {
-    with_session(&state, &window, move |s| s.fork_at(&node_id)).await
+    with_session(&state, &window, move |s| {
+        s.fork(Some(&node_id))?;
+        s.view()
+    })
+    .await
 }
 
 /// One node with its message: the tree's preview of a turn, and "Copy".

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import App from './App.svelte';
 import * as ipc from './ipc';
-import { REPO } from './test-ipc';
+import { REPO, sessionItem } from './test-ipc';
 
 vi.mock('./ipc', async (importOriginal) => {
   const { fakeIpc } = await import('./test-ipc');
@@ -206,7 +206,13 @@ describe('a project window', () => {
   it('lists the sessions and opens one', async () => {
     vi.mocked(ipc.currentProject).mockResolvedValueOnce(REPO);
     vi.mocked(ipc.listSessions).mockResolvedValue([
-      { id: 's1', title: 'Fix the parser', updated_at: Date.now(), message_count: 4, cost: 0.02 },
+      sessionItem({
+        id: 's1',
+        title: 'Fix the parser',
+        updated_at: Date.now(),
+        message_count: 4,
+        cost: 0.02,
+      }),
     ]);
     const user = userEvent.setup();
     render(App);

@@ -20,6 +20,7 @@ import type {
   OpenedProject,
   ProjectInfo,
   SessionEvent,
+  SessionListItem,
   SessionState,
   SessionView,
   ToolEntry,
@@ -61,6 +62,21 @@ export const REPO: ProjectInfo = {
   path: '/home/me/src/my-repo',
   is_git_repo: true,
 };
+
+/** A session list item with what a test does not care about filled in. */
+export function sessionItem(
+  fields: Pick<SessionListItem, 'id' | 'title' | 'updated_at' | 'message_count' | 'cost'>,
+): SessionListItem {
+  return {
+    leaf_id: null,
+    model: 'm1',
+    thinking_level: 'off',
+    created_at: fields.updated_at,
+    project_root: REPO.path,
+    node_count: fields.message_count,
+    ...fields,
+  };
+}
 
 let listener: ((event: SessionEvent) => void) | null = null;
 

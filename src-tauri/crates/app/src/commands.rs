@@ -237,10 +237,13 @@ impl LiveSession {
         })
     }
 
+    /// This project's sessions (every project's with `all`), most recent first — the same
+    /// items as [`crate::ArborApp::project_sessions`].
     pub fn list_sessions(&self, all: bool) -> Result<SessionsInfo, AppError> {
-        Ok(SessionsInfo {
-            sessions: self.recorder()?.list_sessions(all)?,
-        })
+        let recorder = self.recorder()?;
+        let summaries = recorder.list_sessions(all)?;
+        let sessions = recorder.with_store(|store| crate::session_list_items(store, summaries))?;
+        Ok(SessionsInfo { sessions })
     }
 
     /// Asks again from the last user message of the branch (a sibling answer); the run starts

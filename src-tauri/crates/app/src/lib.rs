@@ -121,15 +121,62 @@ pub struct ModelEntry {
     pub context_window: u32,
 }
 
-/// A session in a project's list.
+/// A session in a list: the desktop's sidebar and RPC's `list_sessions` (one type for both).
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct SessionListItem {
     pub id: String,
     pub title: String,
+    /// The stored leaf (the last place any front end left it).
+    pub leaf_id: Option<String>,
+    /// The model and thinking level it last used.
+    pub model: Option<String>,
+    pub thinking_level: Option<String>,
+    /// Unix milliseconds.
+    pub created_at: i64,
     /// Unix milliseconds.
     pub updated_at: i64,
+    /// The root folder of its project.
+    pub project_root: String,
+    /// Stored nodes (every branch, tool results included).
+    pub node_count: u64,
+    /// Messages, and US dollars spent (every branch).
     pub message_count: u64,
     pub cost: f64,
+}
+
+/// Store rows → list items, with each session's figures (read once per project).
+pub(crate) fn session_list_items(
+    store: &Store,
+    summaries: Vec<arbor_store::SessionSummary>,
+) -> Result<Vec<SessionListItem>, arbor_store::StoreError> {
+    let mut stats = std::collections::HashMap::new();
+    let mut items = Vec::with_capacity(summaries.len());
+    for summary in summaries {
+        let project = summary.session.project_id.clone();
+        if !stats.contains_key(&project) {
+            stats.insert(project.clone(), store.session_stats(&project)?);
+        }
+        let figures = stats
+            .get(&project)
+            .and_then(|by_session| by_session.get(&summary.session.id))
+            .copied()
+            .unwrap_or_default();
+        let session = summary.session;
+        items.push(SessionListItem {
+            id: session.id,
+            title: session.title,
+            leaf_id: session.leaf_id,
+            model: session.model,
+            thinking_level: session.thinking_level,
+            created_at: session.created_at,
+            updated_at: session.updated_at,
+            project_root: summary.project_root,
+            node_count: summary.node_count,
+            message_count: figures.message_count,
+            cost: figures.cost,
+        });
+    }
+    Ok(items)
 }
 
 /// App-wide state: one per process.
@@ -355,21 +402,8 @@ impl ArborApp {
         let Some(project) = store.find_project(root)? else {
             return Ok(Vec::new());
         };
-        let stats = store.session_stats(&project.id)?;
-        Ok(store
-            .list_sessions(Some(&project.id), None)?
-            .into_iter()
-            .map(|summary| {
-                let figures = stats.get(&summary.session.id).copied().unwrap_or_default();
-                SessionListItem {
-                    id: summary.session.id,
-                    title: summary.session.title,
-                    updated_at: summary.session.updated_at,
-                    message_count: figures.message_count,
-                    cost: figures.cost,
-                }
-            })
-            .collect())
+        let summaries = store.list_sessions(Some(&project.id), None)?;
+        Ok(session_list_items(&store, summaries)?)
     }
 
     /// Full-text search over the messages of the project at `root`.

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use arbor_store::{SessionSummary, SessionTree};
+use arbor_store::SessionTree;
 use serde::Serialize;
 
 /// `abort`: how many queued messages were dropped.
@@ -87,7 +87,7 @@ pub struct SwitchInfo {
 /// `list_sessions`.
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionsInfo {
-    pub sessions: Vec<SessionSummary>,
+    pub sessions: Vec<crate::SessionListItem>,
 }
 
 /// `regenerate`: the user message the new answer will follow.

@@ -142,18 +142,6 @@ impl LiveSession {
         })
     }
 
-    /// Labels `node_id` (an empty label removes it) and returns the tree.
-    pub fn label_node(&self, node_id: &str, label: &str) -> Result<SessionTreeView, AppError> {
-        self.label(node_id, Some(label))?;
-        self.tree_view()
-    }
-
-    /// Copies the path to `node_id` into a new session, which becomes this window's.
-    pub fn fork_at(&self, node_id: &str) -> Result<SessionView, AppError> {
-        self.fork(Some(node_id))?;
-        self.view()
-    }
-
     /// Goes to `node_id` (the navigate rule: to a user message, the leaf moves to its parent and
     /// its text comes back for editing; to any other node, the next prompt continues from it).
     pub fn visit_node(&self, node_id: &str) -> Result<NodeVisit, AppError> {

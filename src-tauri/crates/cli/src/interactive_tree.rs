@@ -162,9 +162,9 @@ pub(crate) fn session_command(name: &str, argument: &str, session: &LiveSession,
                 .map(|s| {
                     format!(
                         "{}  {}  {}",
-                        s.session.id,
-                        crate::stored::format_time(s.session.updated_at),
-                        s.session.title
+                        s.id,
+                        crate::stored::format_time(s.updated_at),
+                        s.title
                     )
                 })
                 .collect();

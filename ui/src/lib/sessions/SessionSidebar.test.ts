@@ -2,7 +2,7 @@ import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import * as ipc from '../../ipc';
-import { REPO } from '../../test-ipc';
+import { REPO, sessionItem } from '../../test-ipc';
 import SessionSidebar from './SessionSidebar.svelte';
 
 vi.mock('../../ipc', async (importOriginal) => {
@@ -11,8 +11,20 @@ vi.mock('../../ipc', async (importOriginal) => {
 });
 
 const SESSIONS = [
-  { id: 's2', title: 'Fix the parser', updated_at: Date.now(), message_count: 12, cost: 0.5 },
-  { id: 's1', title: '<img src=x onerror=alert(1)>', updated_at: 0, message_count: 1, cost: 0 },
+  sessionItem({
+    id: 's2',
+    title: 'Fix the parser',
+    updated_at: Date.now(),
+    message_count: 12,
+    cost: 0.5,
+  }),
+  sessionItem({
+    id: 's1',
+    title: '<img src=x onerror=alert(1)>',
+    updated_at: 0,
+    message_count: 1,
+    cost: 0,
+  }),
 ];
 
 function setup(currentId: string | null = 's2') {

@@ -405,6 +405,14 @@ async fn rpc_navigates_forks_and_shows_the_tree() {
     assert_eq!(fork["data"]["message_count"], 2);
     let list = rpc.call("l1", json!({"type": "list_sessions"})).await;
     assert_eq!(list["data"]["sessions"].as_array().unwrap().len(), 2);
+    // The same items the desktop's sidebar lists: figures included, no store row as it is.
+    let first = &list["data"]["sessions"][0];
+    assert_eq!(first["message_count"], 2, "{first}");
+    assert!(
+        first["cost"].is_number() && first["node_count"].is_number(),
+        "{first}"
+    );
+    assert!(first.get("title_is_custom").is_none(), "{first}");
     let back = rpc
         .call(
             "s1",
