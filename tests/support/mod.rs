@@ -5,3 +5,12 @@ pub mod generated;
 pub mod image;
 pub mod process;
 pub mod ui;
+
+/// The end-to-end suites share one test binary, whose tests the harness runs side by side; each
+/// brings up a display, a WebDriver and a webview, and on a 2-core machine two of those at once
+/// time each other out. Every test holds this for its whole run, so apps start one at a time.
+#[allow(dead_code)] // the benchmarks include this module and start one app each
+pub async fn one_app_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+    static ONE_APP: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    ONE_APP.lock().await
+}

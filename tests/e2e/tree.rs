@@ -6,8 +6,6 @@
 //! summarise the branch left behind is accepted (a branch-summary turn joins the path), and a
 //! search hit on the edited branch opens it with its turn selected in the tree.
 
-mod support;
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -16,8 +14,8 @@ use arbor_test_support::{MockProvider, Script, Turn, WireApi};
 use fantoccini::{Client, Locator};
 use serde_json::json;
 
-use support::desktop::DesktopSession;
-use support::ui::{click, click_element, element, type_path_and_open, wait_for_text, WAIT};
+use crate::support::desktop::DesktopSession;
+use crate::support::ui::{click, click_element, element, type_path_and_open, wait_for_text, WAIT};
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 
@@ -71,6 +69,7 @@ async fn click_node(client: &Client, css: &str) -> Result<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tree_shows_three_branches_and_goes_to_any_of_them() -> Result<()> {
+    let _one_app = crate::support::one_app_at_a_time().await;
     let mock = MockProvider::start(
         Script::new()
             .turn(Turn::text("First answer."))

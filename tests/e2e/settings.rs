@@ -10,8 +10,6 @@
 //! 2. relaunched with no reachable keychain (and the dark theme): saving offers "this session
 //!    only", which works for a chat.
 
-mod support;
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -21,8 +19,8 @@ use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use serde_json::json;
 
-use support::desktop::DesktopSession;
-use support::ui::{click, dom_text, element, type_path_and_open, wait_for_text, WAIT};
+use crate::support::desktop::DesktopSession;
+use crate::support::ui::{click, dom_text, element, type_path_and_open, wait_for_text, WAIT};
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 const KEY: &str = "sk-keyed-e2e-7c41d09b2f6e";
@@ -136,6 +134,7 @@ fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keys_live_in_the_keychain_reach_the_provider_and_nothing_else() -> Result<()> {
+    let _one_app = crate::support::one_app_at_a_time().await;
     let mock = MockProvider::start(
         Script::new()
             .turn(Turn::text("OK"))
@@ -287,6 +286,7 @@ async fn keychain_run(session: &DesktopSession, root: &str, mock: &MockProvider)
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_keychain_a_key_can_be_kept_for_this_run_only() -> Result<()> {
+    let _one_app = crate::support::one_app_at_a_time().await;
     let mock = MockProvider::start(
         Script::new()
             .turn(Turn::text("Hello for this run only."))

@@ -5,8 +5,6 @@
 //! written on cancel; the compare view's Files tab shows the files between two turns. In the
 //! light theme, with the tools panel's look at the end.
 
-mod support;
-
 use std::path::Path;
 
 use anyhow::{ensure, Context, Result};
@@ -14,8 +12,8 @@ use arbor_test_support::{MockProvider, Script, Turn, WireApi};
 use fantoccini::Client;
 use serde_json::json;
 
-use support::desktop::DesktopSession;
-use support::ui::{
+use crate::support::desktop::DesktopSession;
+use crate::support::ui::{
     answered, click, element, press, send_prompt, type_path_and_open, until, wait_for_text,
 };
 
@@ -51,6 +49,7 @@ fn files(root: &Path) -> [Option<String>; 3] {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nodes_show_their_files_and_going_back_brings_them_back() -> Result<()> {
+    let _one_app = crate::support::one_app_at_a_time().await;
     let mock = MockProvider::start(
         Script::new()
             .turn(Turn::stream().tool_call(

@@ -3,8 +3,6 @@
 //! is refused in the form with the input kept; a cancel mid-transfer leaves nothing; a clone
 //! shows its progress bar moving and opens as a project with its files.
 
-mod support;
-
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
@@ -12,8 +10,8 @@ use arbor_test_support::git_http::{make_repository, GitHttpServer, GitServerOpti
 use fantoccini::key::Key;
 use fantoccini::Client;
 
-use support::desktop::DesktopSession;
-use support::ui::{click, element, wait_for_text, WAIT};
+use crate::support::desktop::DesktopSession;
+use crate::support::ui::{click, element, wait_for_text, WAIT};
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 
@@ -76,6 +74,7 @@ async fn watch_progress(client: &Client) -> Result<Vec<(String, f64, f64)>> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_clone_shows_progress_can_be_cancelled_and_opens_as_a_project() -> Result<()> {
+    let _one_app = crate::support::one_app_at_a_time().await;
     let served = tempfile::tempdir()?;
     make_repository(served.path(), "repo", 120, 8192)?;
     let server = GitHttpServer::start(

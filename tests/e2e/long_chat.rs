@@ -2,16 +2,14 @@
 //! branch (`VIEW_TAIL` entries) and shows its last messages; "Show earlier" first reveals what
 //! it holds, then reads the rest from the store page by page until the first question is shown.
 
-mod support;
-
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
 use serde_json::json;
 
-use support::desktop::DesktopSession;
-use support::generated::import_generated;
-use support::ui::{element, type_path_and_open, WAIT};
+use crate::support::desktop::DesktopSession;
+use crate::support::generated::import_generated;
+use crate::support::ui::{element, type_path_and_open, WAIT};
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 const MESSAGES: usize = 500;
@@ -30,6 +28,7 @@ async fn messages(client: &fantoccini::Client) -> Result<(usize, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_chat_shows_its_tail_and_reads_earlier_messages_on_request() -> Result<()> {
+    let _one_app = crate::support::one_app_at_a_time().await;
     let data = tempfile::tempdir()?;
     let models = json!({"providers": {"mock": {
         "api": "openai-completions",

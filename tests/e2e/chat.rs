@@ -7,8 +7,6 @@
 //! message (switcher `2/2`, `1/2` shows the old branch) → quit and relaunch → the session is
 //! there at its leaf.
 
-mod support;
-
 use std::path::Path;
 
 use anyhow::{ensure, Context, Result};
@@ -16,8 +14,10 @@ use arbor_test_support::{MockProvider, Script, Turn, WireApi};
 use fantoccini::{Client, Locator};
 use serde_json::json;
 
-use support::desktop::DesktopSession;
-use support::ui::{click, click_element, dom_text, element, type_path_and_open, wait_for_text};
+use crate::support::desktop::DesktopSession;
+use crate::support::ui::{
+    click, click_element, dom_text, element, type_path_and_open, wait_for_text,
+};
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 const BASH: &str = "for i in 1 2 3 4; do echo line$i; sleep 1; done";
@@ -51,7 +51,7 @@ async fn send(client: &Client, text: &str) -> Result<()> {
 /// The `n`th (0-based) message of `role`.
 async fn message(client: &Client, role: &str, n: usize) -> Result<fantoccini::elements::Element> {
     let css = format!("[data-testid=message][data-role={role}]");
-    let deadline = std::time::Instant::now() + support::ui::WAIT;
+    let deadline = std::time::Instant::now() + crate::support::ui::WAIT;
     loop {
         let found = client.find_all(Locator::Css(&css)).await?;
         if let Some(found) = found.into_iter().nth(n) {
@@ -66,7 +66,7 @@ async fn message(client: &Client, role: &str, n: usize) -> Result<fantoccini::el
 }
 
 async fn wait_status(element: &fantoccini::elements::Element, wanted: &str) -> Result<()> {
-    let deadline = std::time::Instant::now() + support::ui::WAIT;
+    let deadline = std::time::Instant::now() + crate::support::ui::WAIT;
     loop {
         let status = element.attr("data-status").await?.unwrap_or_default();
         if status == wanted {
@@ -86,6 +86,7 @@ async fn start(data: &Path) -> Result<DesktopSession> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chat_streams_runs_tools_stops_branches_and_survives_a_relaunch() -> Result<()> {
+    let _one_app = crate::support::one_app_at_a_time().await;
     let mock = MockProvider::start(script()).await?;
     let data = tempfile::tempdir()?;
     let models = json!({"providers": {"mock": {
@@ -182,7 +183,7 @@ async fn first_run(session: &DesktopSession, root: &str) -> Result<()> {
         "line4",
     )
     .await?;
-    let deadline = std::time::Instant::now() + support::ui::WAIT;
+    let deadline = std::time::Instant::now() + crate::support::ui::WAIT;
     loop {
         let all = client
             .find_all(Locator::Css("[data-testid=message][data-role=assistant]"))
@@ -206,7 +207,7 @@ async fn first_run(session: &DesktopSession, root: &str) -> Result<()> {
 
     // Stop mid-stream: the partial answer stays, marked aborted.
     send(client, "tell me a long story").await?;
-    let deadline = std::time::Instant::now() + support::ui::WAIT;
+    let deadline = std::time::Instant::now() + crate::support::ui::WAIT;
     let streaming = loop {
         if let Ok(found) = client
             .find(Locator::Css(

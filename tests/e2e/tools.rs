@@ -4,8 +4,6 @@
 //! reason the model reads. The tools panel lists the tools; a tool changed on disk is pending
 //! again and its review shows the diff; Revoke takes an approval back.
 
-mod support;
-
 use std::path::Path;
 
 use anyhow::{ensure, Context, Result};
@@ -13,8 +11,8 @@ use arbor_test_support::{MockProvider, Script, Turn, WireApi};
 use fantoccini::Client;
 use serde_json::json;
 
-use support::desktop::DesktopSession;
-use support::ui::{
+use crate::support::desktop::DesktopSession;
+use crate::support::ui::{
     answered, click, element, press, send_prompt, type_path_and_open, until, wait_for_text,
 };
 
@@ -50,6 +48,7 @@ async fn tool_rows(client: &Client) -> Result<Vec<(String, String)>> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_model_proposes_a_tool_the_user_approves_it_and_it_runs() -> Result<()> {
+    let _one_app = crate::support::one_app_at_a_time().await;
     let files = json!({"SKILL.md": SKILL, "main.js": SCRIPT});
     let mock = MockProvider::start(
         Script::new()

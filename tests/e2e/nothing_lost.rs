@@ -6,8 +6,6 @@
 //!   `data-kind=store`), keeps the unsaved turn, and "Send again" stores it once there is room.
 //!   Needs a tmpfs (root); skipped with a visible reason where mounting is not allowed.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -16,8 +14,8 @@ use arbor_test_support::{MockProvider, Script, Turn, WireApi};
 use fantoccini::Client;
 use serde_json::json;
 
-use support::desktop::DesktopSession;
-use support::ui::{answered, click, element, press, send_prompt, type_path_and_open, until};
+use crate::support::desktop::DesktopSession;
+use crate::support::ui::{answered, click, element, press, send_prompt, type_path_and_open, until};
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 
@@ -39,6 +37,7 @@ fn arbor_cli() -> Result<PathBuf> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_window_and_the_terminal_branch_and_a_full_disk_loses_nothing() -> Result<()> {
+    let _one_app = crate::support::one_app_at_a_time().await;
     let cli = arbor_cli()?;
     let data = tempfile::tempdir()?;
     let tmpfs = arbor_test_support::tmpfs::Tmpfs::mount(data.path(), "6m")

@@ -5,16 +5,15 @@
 //! when one is missing the test fails and says which, because a skipped E2E test would hide a
 //! broken app. Screenshots go to `test-artifacts/` (or `$ARBOR_TEST_ARTIFACTS`).
 
-mod support;
-
 use anyhow::{ensure, Context, Result};
 use fantoccini::Locator;
 
-use support::desktop::DesktopSession;
-use support::ui::{text_of, type_path_and_open, wait_for_text, WAIT};
+use crate::support::desktop::DesktopSession;
+use crate::support::ui::{text_of, type_path_and_open, wait_for_text, WAIT};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn empty_state_opens_a_project_through_rust_and_shows_it() -> Result<()> {
+    let _one_app = crate::support::one_app_at_a_time().await;
     let data = tempfile::tempdir()?;
     let session = DesktopSession::start(
         env!("CARGO_BIN_EXE_arbor-desktop"),
@@ -49,7 +48,7 @@ async fn open_a_project(session: &DesktopSession) -> Result<()> {
     .await?;
 
     let shot = session.screenshot("empty-state.png").await?;
-    support::image::assert_rendered(&shot)?;
+    crate::support::image::assert_rendered(&shot)?;
 
     // Bad input: a folder that does not exist comes back from Rust as a `{code, message}` error.
     let workspace = tempfile::tempdir()?;

@@ -1,0 +1,17 @@
+//! The desktop's end-to-end suites, in one test binary (one link of the app's crates instead of
+//! nine): the real app under Xvfb, driven over WebDriver through the public `data-testid`s
+//! (AGENTS.md), against the project's mock provider; every state saves a screenshot. Each test
+//! holds `support::one_app_at_a_time` for its whole run.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod chat;
+mod clone;
+mod code_state;
+mod desktop;
+mod long_chat;
+mod nothing_lost;
+mod settings;
+mod tools;
+mod tree;
