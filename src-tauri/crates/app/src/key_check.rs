@@ -6,24 +6,11 @@ use std::time::Duration;
 
 use arbor_llm::client::{LlmClient, RetryPolicy};
 use arbor_llm::{Context, Message, UserMessage};
-use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::live::request_options;
 use crate::selection::Selection;
-
-/// The result of a key check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
-pub struct KeyCheck {
-    pub provider: String,
-    /// The model the request went to (`provider/id`).
-    pub model: String,
-    pub ok: bool,
-    /// The error class when it failed (`authentication`, `rate_limited`, `network`, …).
-    pub error_class: Option<String>,
-    /// What the provider said, cleaned of the key.
-    pub message: Option<String>,
-}
+pub use arbor_protocol::views::KeyCheck;
 
 /// Sends the check request for `selection` (its model and key).
 pub async fn check_key(selection: &Selection) -> KeyCheck {

@@ -5,8 +5,6 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use serde::Serialize;
-
 use arbor_llm::catalog::Catalog;
 
 use crate::EnvReader;
@@ -14,6 +12,7 @@ use arbor_coding::secrets::tool_env::ALWAYS_SCRUBBED;
 use arbor_coding::secrets::{
     KeychainStore, Secret, SecretError, SecretStore, SessionOverlay, ToolEnvironment,
 };
+pub use arbor_protocol::views::ProviderKeyStatus;
 
 /// A provider's API key: a [`Secret`].
 pub type ApiKey = Secret;
@@ -56,22 +55,6 @@ impl KeySource {
     pub fn is_usable(&self) -> bool {
         !matches!(self, KeySource::Missing { .. })
     }
-}
-
-/// A provider's key status, as settings and `arbor auth list` show it.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct ProviderKeyStatus {
-    pub provider: String,
-    pub display_name: String,
-    /// `keychain`, `env`, `none` or `not-needed`.
-    #[ts(type = "'keychain' | 'env' | 'none' | 'not-needed'")]
-    pub source: &'static str,
-    /// The environment variable the key is (or would be) read from.
-    pub variable: Option<String>,
-    /// The key is kept for this run only (no keychain was reachable when it was set).
-    pub run_only: bool,
-    /// Whether the provider is reached without a key when none is set (local servers).
-    pub key_optional: bool,
 }
 
 /// Reads keys from the environment and a secret store, caching what the store answered (a

@@ -51,8 +51,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use arbor_llm::catalog::Catalog;
+pub use arbor_protocol::views::{
+    ModelEntry, ModelGroup, ProjectInfo, RecentProject, SessionListItem,
+};
 use arbor_store::{SearchHit, SearchOptions, Store};
-use serde::Serialize;
 
 pub use code_state::{code_tracker, FilesMode, FilesRestored, NavigationWithFiles, SNAPSHOTS_DIR};
 pub use compare::{BranchComparison, ComparedBranch};
@@ -77,72 +79,6 @@ pub use arbor_coding::{
 
 /// Reads an environment variable (injected so tests do not depend on the process's).
 pub type EnvReader = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
-
-/// A project as front ends show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
-pub struct ProjectInfo {
-    /// The store's project id.
-    pub id: String,
-    pub name: String,
-    /// The canonical absolute path.
-    pub path: String,
-    pub is_git_repo: bool,
-}
-
-/// A project the user opened before.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
-pub struct RecentProject {
-    pub id: String,
-    pub name: String,
-    pub path: String,
-    /// Whether the folder is still there.
-    pub exists: bool,
-    /// Unix milliseconds.
-    pub last_opened_at: i64,
-}
-
-/// A provider and its models, for model pickers.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct ModelGroup {
-    pub provider: String,
-    pub display_name: String,
-    /// Where its key comes from: `keychain`, `env`, `none` (missing) or `not-needed`.
-    #[ts(type = "'keychain' | 'env' | 'none' | 'not-needed'")]
-    pub key: &'static str,
-    pub key_env: Option<String>,
-    pub models: Vec<ModelEntry>,
-}
-
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct ModelEntry {
-    pub id: String,
-    pub reasoning: bool,
-    pub images: bool,
-    pub context_window: u32,
-}
-
-/// A session in a list: the desktop's sidebar and RPC's `list_sessions` (one type for both).
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct SessionListItem {
-    pub id: String,
-    pub title: String,
-    /// The stored leaf (the last place any front end left it).
-    pub leaf_id: Option<String>,
-    /// The model and thinking level it last used.
-    pub model: Option<String>,
-    pub thinking_level: Option<String>,
-    /// Unix milliseconds.
-    pub created_at: i64,
-    /// Unix milliseconds.
-    pub updated_at: i64,
-    /// The root folder of its project.
-    pub project_root: String,
-    /// Stored nodes (every branch, tool results included).
-    pub node_count: u64,
-    /// Messages, and US dollars spent (every branch).
-    pub message_count: u64,
-    pub cost: f64,
-}
 
 /// Store rows → list items, with each session's figures (read once per project).
 pub(crate) fn session_list_items(

@@ -5,29 +5,12 @@
 use std::sync::Arc;
 
 use arbor_llm::ThinkingLevel;
-use serde::Serialize;
 
 use super::{AppError, ArborApp, ModelRequest, Selection, Settings};
 use crate::custom_endpoints::{add_custom_endpoint, CustomEndpoint};
 use crate::keys::{tool_environment, ProviderKeyStatus};
 use arbor_coding::secrets::{Secret, ToolEnvironment, GITHUB_ACCOUNT};
-
-/// Every provider's key status, and why the keychain could not be read if it could not.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct KeyStatusList {
-    pub providers: Vec<ProviderKeyStatus>,
-    /// Where the GitHub token (for cloning private repositories) comes from.
-    pub github: ProviderKeyStatus,
-    #[ts(optional = nullable)]
-    pub keychain_error: Option<KeychainProblem>,
-}
-
-/// The keychain's last error, as front ends show it.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct KeychainProblem {
-    pub code: String,
-    pub message: String,
-}
+pub use arbor_protocol::views::{KeyStatusList, KeychainProblem};
 
 /// The variables the GitHub token is read from, in order.
 pub const GITHUB_TOKEN_VARIABLES: &[&str] = &["GITHUB_TOKEN", "GH_TOKEN"];

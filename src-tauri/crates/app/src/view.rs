@@ -11,6 +11,7 @@ use crate::live::LiveSession;
 use crate::AppError;
 use arbor_coding::compaction::tokens::context_tokens;
 use arbor_coding::sessions::node_to_message;
+pub use arbor_protocol::views::SessionState;
 
 /// How many entries, from the end of the branch, a [`SessionView`] carries (a little more when
 /// the cut would separate tool results from the call before them). A 10,000-node branch would
@@ -55,37 +56,6 @@ pub struct BranchEntry {
     pub summary: Option<String>,
     /// Compaction nodes: the context size before compacting.
     pub tokens_before: Option<u64>,
-}
-
-/// The session's state: the chat header's figures (model, thinking level, streaming flag,
-/// context use, cost) and RPC's `get_state` — one type for both.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct SessionState {
-    pub provider: String,
-    pub model: String,
-    pub api: arbor_llm::Api,
-    pub thinking_level: arbor_llm::ThinkingLevel,
-    /// Whether the model can reason (the thinking picker applies).
-    pub reasoning: bool,
-    /// Whether the model takes images.
-    pub images: bool,
-    pub is_streaming: bool,
-    pub message_count: usize,
-    pub tools: Vec<String>,
-    pub cwd: String,
-    /// The last run's error.
-    pub error: Option<arbor_llm::LlmError>,
-    /// Tool calls of the run in progress still waiting for their results.
-    pub pending_tool_calls: Vec<String>,
-    /// Where the model's key comes from: `given` (`--api-key`), `env`, `keychain`, `none` or
-    /// `not-needed` — never the key.
-    #[ts(type = "'given' | 'env' | 'keychain' | 'none' | 'not-needed'")]
-    pub key_source: &'static str,
-    /// Estimated tokens of the conversation the next request sends.
-    pub context_tokens: u64,
-    pub context_window: u32,
-    /// US dollars spent in this session (every branch).
-    pub cost: f64,
 }
 
 impl LiveSession {

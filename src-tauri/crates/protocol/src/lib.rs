@@ -27,6 +27,11 @@
 //! `retry_scheduled`, `compaction_start`, `compaction_end`; documented on the type) travel in
 //! the same flat form; a live session sends both as one stream of [`SessionEvent`]s.
 //!
+//! Beside the stream, [`views`] holds what front ends are shown on request (projects, session
+//! lists, the session's state, model pickers, key statuses); the session API makes them (from
+//! store rows and the catalogue, never passing a row on as it is). The rest of the session API's
+//! answers (tree views, branch pages, restores, tool reviews) still live in `arbor-app`.
+//!
 //! Messages are [`AgentMessage`]s, tagged `"role"`: `user`, `assistant`, `tool_result` (exactly
 //! as [`arbor_llm::Message`] serializes) or `custom` (app-only messages, `{kind, data}`).
 //!
@@ -84,6 +89,7 @@ pub mod coding_event;
 pub mod command;
 pub mod event;
 pub mod message;
+pub mod views;
 
 pub use coding_event::{CodingEvent, CompactionReason, SessionEvent};
 pub use command::{Command, CommandEnvelope, FilesMode};

@@ -1,0 +1,148 @@
+//! What front ends are shown that is not an event: projects, session lists, the session's state,
+//! model pickers and key statuses. Made by the session API (`arbor-app`, which re-exports each
+//! under its old path) from the store and the catalogue; never a store row as it is.
+
+use serde::Serialize;
+
+/// A project as front ends show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ProjectInfo {
+    /// The store's project id.
+    pub id: String,
+    pub name: String,
+    /// The canonical absolute path.
+    pub path: String,
+    pub is_git_repo: bool,
+}
+
+/// A project the user opened before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct RecentProject {
+    pub id: String,
+    pub name: String,
+    pub path: String,
+    /// Whether the folder is still there.
+    pub exists: bool,
+    /// Unix milliseconds.
+    pub last_opened_at: i64,
+}
+
+/// A provider and its models, for model pickers.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct ModelGroup {
+    pub provider: String,
+    pub display_name: String,
+    /// Where its key comes from: `keychain`, `env`, `none` (missing) or `not-needed`.
+    #[ts(type = "'keychain' | 'env' | 'none' | 'not-needed'")]
+    pub key: &'static str,
+    pub key_env: Option<String>,
+    pub models: Vec<ModelEntry>,
+}
+
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct ModelEntry {
+    pub id: String,
+    pub reasoning: bool,
+    pub images: bool,
+    pub context_window: u32,
+}
+
+/// A session in a list: the desktop's sidebar and RPC's `list_sessions` (one type for both).
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct SessionListItem {
+    pub id: String,
+    pub title: String,
+    /// The stored leaf (the last place any front end left it).
+    pub leaf_id: Option<String>,
+    /// The model and thinking level it last used.
+    pub model: Option<String>,
+    pub thinking_level: Option<String>,
+    /// Unix milliseconds.
+    pub created_at: i64,
+    /// Unix milliseconds.
+    pub updated_at: i64,
+    /// The root folder of its project.
+    pub project_root: String,
+    /// Stored nodes (every branch, tool results included).
+    pub node_count: u64,
+    /// Messages, and US dollars spent (every branch).
+    pub message_count: u64,
+    pub cost: f64,
+}
+
+/// The session's state: the chat header's figures (model, thinking level, streaming flag,
+/// context use, cost) and RPC's `get_state` — one type for both.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct SessionState {
+    pub provider: String,
+    pub model: String,
+    pub api: arbor_llm::Api,
+    pub thinking_level: arbor_llm::ThinkingLevel,
+    /// Whether the model can reason (the thinking picker applies).
+    pub reasoning: bool,
+    /// Whether the model takes images.
+    pub images: bool,
+    pub is_streaming: bool,
+    pub message_count: usize,
+    pub tools: Vec<String>,
+    pub cwd: String,
+    /// The last run's error.
+    pub error: Option<arbor_llm::LlmError>,
+    /// Tool calls of the run in progress still waiting for their results.
+    pub pending_tool_calls: Vec<String>,
+    /// Where the model's key comes from: `given` (`--api-key`), `env`, `keychain`, `none` or
+    /// `not-needed` — never the key.
+    #[ts(type = "'given' | 'env' | 'keychain' | 'none' | 'not-needed'")]
+    pub key_source: &'static str,
+    /// Estimated tokens of the conversation the next request sends.
+    pub context_tokens: u64,
+    pub context_window: u32,
+    /// US dollars spent in this session (every branch).
+    pub cost: f64,
+}
+
+/// The result of a key check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct KeyCheck {
+    pub provider: String,
+    /// The model the request went to (`provider/id`).
+    pub model: String,
+    pub ok: bool,
+    /// The error class when it failed (`authentication`, `rate_limited`, `network`, …).
+    pub error_class: Option<String>,
+    /// What the provider said, cleaned of the key.
+    pub message: Option<String>,
+}
+
+/// A provider's key status, as settings and `arbor auth list` show it.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct ProviderKeyStatus {
+    pub provider: String,
+    pub display_name: String,
+    /// `keychain`, `env`, `none` or `not-needed`.
+    #[ts(type = "'keychain' | 'env' | 'none' | 'not-needed'")]
+    pub source: &'static str,
+    /// The environment variable the key is (or would be) read from.
+    pub variable: Option<String>,
+    /// The key is kept for this run only (no keychain was reachable when it was set).
+    pub run_only: bool,
+    /// Whether the provider is reached without a key when none is set (local servers).
+    pub key_optional: bool,
+}
+
+/// Every provider's key status, and why the keychain could not be read if it could not.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct KeyStatusList {
+    pub providers: Vec<ProviderKeyStatus>,
+    /// Where the GitHub token (for cloning private repositories) comes from.
+    pub github: ProviderKeyStatus,
+    #[ts(optional = nullable)]
+    pub keychain_error: Option<KeychainProblem>,
+}
+
+/// The keychain's last error, as front ends show it.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct KeychainProblem {
+    pub code: String,
+    pub message: String,
+}
