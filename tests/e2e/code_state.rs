@@ -192,6 +192,14 @@ async fn code_state_run(session: &DesktopSession, root: &Path, data: &Path) -> R
         Ok((files(root) == at_end).then_some(()))
     })
     .await?;
+    // The undo is over when its answer is shown, not when its files are written: Arbor records
+    // the restored state after writing, and an edit made before that would count as its own.
+    wait_for_text(
+        client,
+        "[data-testid=tree-view] p.note[role=status]",
+        "Undone",
+    )
+    .await?;
 
     // A file changed outside Arbor is marked, the button says it overwrites, and Cancel
     // writes nothing.
