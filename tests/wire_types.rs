@@ -26,7 +26,7 @@ fn generate(dir: &Path) -> Result<()> {
     arbor_app::sessions::NodeDiff::export_all(&cfg)?;
     arbor_app::skills::ToolList::export_all(&cfg)?;
     arbor_app::skills::ToolReview::export_all(&cfg)?;
-    arbor_store::ToolRun::export_all(&cfg)?;
+    arbor_app::views::tools::ToolRun::export_all(&cfg)?;
     arbor_app::ModelGroup::export_all(&cfg)?;
     arbor_app::RecentProject::export_all(&cfg)?;
     arbor_app::KeyStatusList::export_all(&cfg)?;
@@ -34,12 +34,12 @@ fn generate(dir: &Path) -> Result<()> {
     arbor_app::Settings::export_all(&cfg)?;
     arbor_app::CustomEndpoint::export_all(&cfg)?;
     arbor_app::clone::CloneProgress::export_all(&cfg)?;
-    arbor_desktop::CloneForm::export_all(&cfg)?;
-    arbor_store::SearchHit::export_all(&cfg)?;
-    arbor_llm::ThinkingLevel::export_all(&cfg)?;
-    arbor_llm::ImageContent::export_all(&cfg)?;
-    arbor_desktop::OpenedProject::export_all(&cfg)?;
-    arbor_desktop::AppInfo::export_all(&cfg)?;
+    arbor_app::views::clone::CloneForm::export_all(&cfg)?;
+    arbor_app::views::branch::SearchHit::export_all(&cfg)?;
+    arbor_protocol::ThinkingLevel::export_all(&cfg)?;
+    arbor_protocol::ImageContent::export_all(&cfg)?;
+    arbor_app::views::OpenedProject::export_all(&cfg)?;
+    arbor_app::views::AppInfo::export_all(&cfg)?;
     std::fs::write(dir.join("commands.ts"), commands_ts(&cfg, dir)?)?;
     Ok(())
 }

@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use arbor_llm::AssistantEvent;
+use arbor_protocol::AssistantEvent;
 use arbor_protocol::{AgentEvent, SessionEvent};
 use tauri::ipc::Channel;
 use tokio::sync::mpsc;

@@ -6,39 +6,25 @@ use std::sync::Arc;
 
 use arbor_app::blocking;
 use arbor_app::clone::{CloneProgress, CloneRequest};
-use serde::Deserialize;
+use arbor_app::views::clone::CloneForm;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State, Window};
 
-use crate::commands::{place_project, OpenedProject};
+use crate::commands::place_project;
+use arbor_app::views::OpenedProject;
 use crate::error::CommandError;
 use crate::state::DesktopState;
 
 type Result<T> = std::result::Result<T, CommandError>;
 
-/// The clone form's fields.
-#[derive(Debug, Clone, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-pub struct CloneForm {
-    pub url: String,
-    /// A folder to create; empty or absent: the workspaces folder.
-    #[ts(optional = nullable)]
-    pub destination: Option<String>,
-    #[ts(optional = nullable)]
-    pub depth: Option<u32>,
-    #[ts(optional = nullable)]
-    pub branch: Option<String>,
-}
-
-impl CloneForm {
-    fn request(self) -> CloneRequest {
-        let non_empty = |text: Option<String>| text.filter(|t| !t.trim().is_empty());
-        CloneRequest {
-            source: self.url,
-            destination: non_empty(self.destination).map(|d| d.trim().into()),
-            depth: self.depth.filter(|d| *d > 0),
-            branch: non_empty(self.branch).map(|b| b.trim().to_owned()),
-        }
+/// The request a form asks for: empty fields are absent, a depth of 0 is a full clone.
+fn request(form: CloneForm) -> CloneRequest {
+    let non_empty = |text: Option<String>| text.filter(|t| !t.trim().is_empty());
+    CloneRequest {
+        source: form.url,
+        destination: non_empty(form.destination).map(|d| d.trim().into()),
+        depth: form.depth.filter(|d| *d > 0),
+        branch: non_empty(form.branch).map(|b| b.trim().to_owned()),
     }
 }
 
@@ -46,7 +32,7 @@ impl CloneForm {
 #[tauri::command]
 pub async fn clone_destination(state: State<'_, DesktopState>, form: CloneForm) -> Result<String> {
     let arbor = state.app()?;
-    let request = form.request();
+    let request = request(form);
     let path = blocking(move || arbor.clone_destination(&request)).await??;
     Ok(path.display().to_string())
 }
@@ -64,7 +50,7 @@ pub async fn clone_repository(
     let arbor = state.app()?;
     let cancel = Arc::new(AtomicBool::new(false));
     state.set_clone_cancel(window.label(), Some(cancel.clone()));
-    let request = form.request();
+    let request = request(form);
     let cloned = blocking(move || {
         arbor.clone_repository(&request, &cancel, &mut |report| {
             let _ = progress.send(report.clone());

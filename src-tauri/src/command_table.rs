@@ -15,9 +15,9 @@ use std::future::Future;
 use tauri::ipc::Channel;
 use ts_rs::{Config, TS};
 
-use crate::clone_commands::{self, CloneForm};
+use crate::clone_commands;
 use crate::code_commands;
-use crate::commands::{self, AppInfo, OpenedProject};
+use crate::commands;
 use crate::error::CommandError;
 use crate::session_commands;
 use crate::settings_commands;
@@ -31,9 +31,11 @@ use arbor_app::{
     KeyStatusList, ModelGroup, NodeVisit, ProjectInfo, RecentProject, SessionListItem,
     SessionState, SessionTreeDelta, SessionTreeView, SessionView, Settings,
 };
-use arbor_llm::{ImageContent, ThinkingLevel};
-use arbor_protocol::SessionEvent;
-use arbor_store::{SearchHit, ToolRun};
+use arbor_app::views::branch::SearchHit;
+use arbor_app::views::clone::CloneForm;
+use arbor_app::views::tools::ToolRun;
+use arbor_app::views::{AppInfo, OpenedProject};
+use arbor_protocol::{ImageContent, SessionEvent, ThinkingLevel};
 
 /// One row of the table as the UI sees it: argument names as the webview sends them
 /// (camelCase, as Tauri expects), TypeScript types as ts-rs names them.

@@ -1,34 +1,20 @@
 //! Tauri commands for the app and its windows: a few lines each over the session API.
 
-use serde::Serialize;
 use tauri::{AppHandle, Manager, State, WebviewUrl, WebviewWindowBuilder, Window};
 
+use arbor_app::views::{AppInfo, OpenedIn, OpenedProject};
 use arbor_app::{blocking, AppError, ProjectInfo, RecentProject};
 
 use crate::error::CommandError;
 use crate::state::DesktopState;
 
-#[derive(Debug, Serialize, ts_rs::TS)]
-pub struct AppInfo {
-    name: &'static str,
-    version: &'static str,
-}
-
 // Every command is async and answers a `Result`, so the command table checks them all alike.
 #[tauri::command]
 pub async fn app_info() -> Result<AppInfo, CommandError> {
     Ok(AppInfo {
-        name: "Arbor",
-        version: env!("CARGO_PKG_VERSION"),
+        name: "Arbor".to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
     })
-}
-
-/// Where a project opened: in the asking window, or in another (new or already open) one.
-#[derive(Debug, Serialize, ts_rs::TS)]
-pub struct OpenedProject {
-    project: ProjectInfo,
-    #[ts(type = "'this' | 'other'")]
-    window: &'static str,
 }
 
 /// Opens a folder as a project: in this window when it has none, else in a new window; a
@@ -59,7 +45,11 @@ pub fn place_project(
         if let Some(other) = app.get_webview_window(&open_in) {
             let _ = other.set_focus();
         }
-        let here = if open_in == label { "this" } else { "other" };
+        let here = if open_in == label {
+            OpenedIn::This
+        } else {
+            OpenedIn::Other
+        };
         return Ok(OpenedProject {
             project,
             window: here,
@@ -74,7 +64,7 @@ pub fn place_project(
         let _ = window.set_title(&format!("{} — Arbor", project.name));
         return Ok(OpenedProject {
             project,
-            window: "this",
+            window: OpenedIn::This,
         });
     }
     let new_label = state.next_window_label();
@@ -94,7 +84,7 @@ pub fn place_project(
     }
     Ok(OpenedProject {
         project,
-        window: "other",
+        window: OpenedIn::Other,
     })
 }
 

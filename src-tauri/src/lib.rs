@@ -21,9 +21,7 @@ mod state;
 mod tool_commands;
 mod tree_commands;
 
-pub use clone_commands::CloneForm;
 pub use command_table::{command_table, CommandSpec};
-pub use commands::{AppInfo, OpenedProject};
 pub use error::CommandError;
 
 use tauri::{Manager, WindowEvent};

@@ -10,9 +10,9 @@ use arbor_app::{
     blocking, AppError, BranchPage, LiveSession, ModelGroup, ModelRequest, SessionConfig,
     SessionListItem, SessionStart, SessionState, SessionView,
 };
-use arbor_llm::{ImageContent, ThinkingLevel};
+use arbor_protocol::{ImageContent, ThinkingLevel};
 use arbor_protocol::SessionEvent;
-use arbor_store::SearchHit;
+use arbor_app::views::branch::SearchHit;
 use tauri::ipc::Channel;
 use tauri::{State, Window};
 use tokio::sync::RwLock;

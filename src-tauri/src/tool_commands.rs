@@ -2,7 +2,7 @@
 //! approval dialog (review, approve, reject) — each a few lines over `LiveSession`.
 
 use arbor_app::skills::{ToolList, ToolReview};
-use arbor_store::ToolRun;
+use arbor_app::views::tools::ToolRun;
 use tauri::{State, Window};
 
 use crate::error::CommandError;

@@ -101,7 +101,7 @@ fn read_clone_folders(list: &Path) -> Vec<PathBuf> {
 /// At the start of any front end: removes what killed clones left behind (see
 /// [`clean_clone_leftovers`]), with the workspaces folder the settings name.
 pub fn clean_clone_leftovers_at_start(data_dir: &Path) {
-    let workspaces = super::Settings::load(data_dir)
+    let workspaces = <super::Settings as super::SettingsFile>::load(data_dir)
         .ok()
         .and_then(|settings| settings.workspaces_dir)
         .map(PathBuf::from)

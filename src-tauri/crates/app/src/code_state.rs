@@ -9,7 +9,8 @@ use std::sync::Arc;
 use arbor_store::Project;
 use serde::Serialize;
 
-use super::{AppError, LiveSession, NodeVisit, Settings};
+use super::{AppError, LiveSession, Settings, SettingsFile};
+pub use arbor_protocol::views::branch::FilesRestored;
 use crate::responses::NavigationInfo;
 use arbor_coding::sessions::{NodeDiff, RestoreInfo, RestorePreview};
 use arbor_coding::snapshots::{CodeTracker, SnapshotOptions};
@@ -31,14 +32,6 @@ pub struct NavigationWithFiles {
     /// With `files: restore`: the preview's list, as it was done.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preview: Option<RestorePreview>,
-}
-
-/// A restore from the tree: what it did, and the branch shown when it also went to the node.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct FilesRestored {
-    pub restore: RestoreInfo,
-    /// With "go there too": where the conversation landed.
-    pub visit: Option<NodeVisit>,
 }
 
 /// The snapshots of `project`, in `<data dir>/snapshots/<project id>.git`, leaving out what the

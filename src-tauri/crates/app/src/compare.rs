@@ -1,39 +1,11 @@
 //! Two branches of a session side by side: the paths to two nodes split at their deepest
 //! common node, each part below it with its entries, and the tokens and cost of each branch.
 
-use serde::Serialize;
-
 use arbor_store::OutlineNode;
 
 use super::{AppError, LiveSession};
-use crate::view::{entries_of_path, path_in_outline, BranchEntry};
-
-/// The paths to two nodes from where they part.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct BranchComparison {
-    pub session_id: String,
-    /// The deepest node both paths go through (`None`: they share no node).
-    pub ancestor_id: Option<String>,
-    /// How many nodes the two paths share (root down to the ancestor).
-    pub shared_nodes: usize,
-    pub left: ComparedBranch,
-    pub right: ComparedBranch,
-}
-
-/// One side of a [`BranchComparison`].
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct ComparedBranch {
-    /// The node the branch was compared at (resolved from an id or prefix).
-    pub node_id: String,
-    /// The nodes below the common ancestor down to `node_id`, in order.
-    pub entries: Vec<BranchEntry>,
-    /// Tokens and US dollars of the whole path, root to `node_id`.
-    pub tokens: u64,
-    pub cost: f64,
-    /// Tokens and US dollars of `entries` alone (what this branch added after the split).
-    pub own_tokens: u64,
-    pub own_cost: f64,
-}
+use crate::view::{entries_of_path, path_in_outline};
+pub use arbor_protocol::views::branch::{BranchComparison, ComparedBranch};
 
 impl LiveSession {
     /// Compares the branch ending at `left` with the one ending at `right` (ids or unique

@@ -6,41 +6,8 @@ use std::path::Path;
 
 use arbor_llm::catalog::{Catalog, CatalogError, CUSTOM_FILE_NAME};
 use arbor_llm::Api;
-use serde::Deserialize;
+pub use arbor_protocol::views::settings::{CustomEndpoint, CustomModel};
 use serde_json::{json, Map, Value};
-
-/// An endpoint as the settings form describes it.
-#[derive(Debug, Clone, PartialEq, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-pub struct CustomEndpoint {
-    /// The provider id (letters, digits, `-` and `_`), e.g. `my-vllm`.
-    pub name: String,
-    /// The wire protocol: `openai-completions`, `openai-responses`, `anthropic-messages` or
-    /// `google-generative-ai`.
-    pub api: String,
-    pub base_url: String,
-    pub models: Vec<CustomModel>,
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-pub struct CustomModel {
-    pub id: String,
-    #[ts(optional = nullable)]
-    pub context_window: Option<u32>,
-    #[ts(optional = nullable)]
-    pub max_output_tokens: Option<u32>,
-    #[serde(default)]
-    pub reasoning: bool,
-    #[serde(default)]
-    pub images: bool,
-    /// Dollars per million input tokens.
-    #[ts(optional = nullable)]
-    pub input_price: Option<f64>,
-    /// Dollars per million output tokens.
-    #[ts(optional = nullable)]
-    pub output_price: Option<f64>,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum EndpointError {
@@ -65,94 +32,93 @@ impl EndpointError {
     }
 }
 
-impl CustomEndpoint {
-    /// The form's own checks, before the catalogue's.
-    fn check(&self, builtin: &Catalog) -> Result<(), EndpointError> {
-        let invalid = |message: String| Err(EndpointError::Invalid(message));
-        let name = self.name.trim();
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
-            return invalid(format!(
-                "`{name}` is not a usable name: use letters, digits, - and _ (e.g. my-vllm)"
-            ));
-        }
-        if builtin.provider(name).is_ok() {
-            return invalid(format!(
-                "`{name}` is a built-in provider; choose another name for your endpoint"
-            ));
-        }
-        if self.api.parse::<Api>().is_err() {
-            return invalid(format!(
-                "unknown API `{}`; choose one of {}",
-                self.api,
-                Api::ALL.map(Api::as_str).join(", ")
-            ));
-        }
-        let url = self.base_url.trim();
-        let rest = url
-            .strip_prefix("http://")
-            .or_else(|| url.strip_prefix("https://"));
-        if !rest.is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/')) {
-            return invalid(format!(
-                "base URL `{url}` must start with http:// or https:// and name a host, e.g. \
-                 http://localhost:11434/v1"
-            ));
-        }
-        if self.models.is_empty() {
-            return invalid("add at least one model id".to_owned());
-        }
-        for (index, model) in self.models.iter().enumerate() {
-            let id = model.id.trim();
-            if id.is_empty() {
-                return invalid(format!("model {} has no id", index + 1));
-            }
-            if self.models[..index].iter().any(|m| m.id.trim() == id) {
-                return invalid(format!("model `{id}` is listed twice"));
-            }
-        }
-        Ok(())
+/// The form's own checks, before the catalogue's.
+fn check(endpoint: &CustomEndpoint, builtin: &Catalog) -> Result<(), EndpointError> {
+    let invalid = |message: String| Err(EndpointError::Invalid(message));
+    let name = endpoint.name.trim();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return invalid(format!(
+            "`{name}` is not a usable name: use letters, digits, - and _ (e.g. my-vllm)"
+        ));
     }
+    if builtin.provider(name).is_ok() {
+        return invalid(format!(
+            "`{name}` is a built-in provider; choose another name for your endpoint"
+        ));
+    }
+    if endpoint.api.parse::<Api>().is_err() {
+        return invalid(format!(
+            "unknown API `{}`; choose one of {}",
+            endpoint.api,
+            Api::ALL.map(Api::as_str).join(", ")
+        ));
+    }
+    let url = endpoint.base_url.trim();
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"));
+    if !rest.is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/')) {
+        return invalid(format!(
+            "base URL `{url}` must start with http:// or https:// and name a host, e.g. \
+             http://localhost:11434/v1"
+        ));
+    }
+    if endpoint.models.is_empty() {
+        return invalid("add at least one model id".to_owned());
+    }
+    for (index, model) in endpoint.models.iter().enumerate() {
+        let id = model.id.trim();
+        if id.is_empty() {
+            return invalid(format!("model {} has no id", index + 1));
+        }
+        if endpoint.models[..index].iter().any(|m| m.id.trim() == id) {
+            return invalid(format!("model `{id}` is listed twice"));
+        }
+    }
+    Ok(())
+}
 
-    fn to_json(&self) -> Value {
-        let models: Vec<Value> = self
-            .models
-            .iter()
-            .map(|model| {
-                let mut spec = Map::new();
-                spec.insert("id".into(), json!(model.id.trim()));
-                if let Some(window) = model.context_window {
-                    spec.insert("contextWindow".into(), json!(window));
-                }
-                if let Some(max) = model.max_output_tokens {
-                    spec.insert("maxOutputTokens".into(), json!(max));
-                }
-                if model.reasoning {
-                    spec.insert("reasoning".into(), json!(true));
-                }
-                if model.images {
-                    spec.insert("images".into(), json!(true));
-                }
-                if model.input_price.is_some() || model.output_price.is_some() {
-                    spec.insert(
-                        "pricing".into(),
-                        json!({
-                            "input": model.input_price.unwrap_or(0.0),
-                            "output": model.output_price.unwrap_or(0.0),
-                        }),
-                    );
-                }
-                Value::Object(spec)
-            })
-            .collect();
-        json!({
-            "api": self.api,
-            "baseUrl": self.base_url.trim().trim_end_matches('/'),
-            "models": models,
+/// The endpoint as `models.json` spells it.
+fn endpoint_json(endpoint: &CustomEndpoint) -> Value {
+    let models: Vec<Value> = endpoint
+        .models
+        .iter()
+        .map(|model| {
+            let mut spec = Map::new();
+            spec.insert("id".into(), json!(model.id.trim()));
+            if let Some(window) = model.context_window {
+                spec.insert("contextWindow".into(), json!(window));
+            }
+            if let Some(max) = model.max_output_tokens {
+                spec.insert("maxOutputTokens".into(), json!(max));
+            }
+            if model.reasoning {
+                spec.insert("reasoning".into(), json!(true));
+            }
+            if model.images {
+                spec.insert("images".into(), json!(true));
+            }
+            if model.input_price.is_some() || model.output_price.is_some() {
+                spec.insert(
+                    "pricing".into(),
+                    json!({
+                        "input": model.input_price.unwrap_or(0.0),
+                        "output": model.output_price.unwrap_or(0.0),
+                    }),
+                );
+            }
+            Value::Object(spec)
         })
-    }
+        .collect();
+    json!({
+        "api": endpoint.api,
+        "baseUrl": endpoint.base_url.trim().trim_end_matches('/'),
+        "models": models,
+    })
 }
 
 /// Adds (or replaces) `endpoint` in `<data_dir>/models.json`, keeping everything else in the
@@ -162,7 +128,7 @@ pub fn add_custom_endpoint(
     endpoint: &CustomEndpoint,
 ) -> Result<Catalog, EndpointError> {
     let builtin = Catalog::builtin()?;
-    endpoint.check(&builtin)?;
+    check(endpoint, &builtin)?;
     let path = data_dir.join(CUSTOM_FILE_NAME);
     let mut file = match std::fs::read_to_string(&path) {
         Ok(text) => serde_json::from_str::<Value>(&text).map_err(|error| CatalogError::Syntax {
@@ -182,7 +148,7 @@ pub fn add_custom_endpoint(
             path: path.clone(),
             message: "\"providers\" must be an object".to_owned(),
         })?;
-    providers.insert(endpoint.name.trim().to_owned(), endpoint.to_json());
+    providers.insert(endpoint.name.trim().to_owned(), endpoint_json(endpoint));
     let text = serde_json::to_string_pretty(&file).map_err(|error| CatalogError::Invalid {
         path: path.clone(),
         message: error.to_string(),

@@ -54,7 +54,8 @@ use arbor_llm::catalog::Catalog;
 pub use arbor_protocol::views::{
     ModelEntry, ModelGroup, ProjectInfo, RecentProject, SessionListItem,
 };
-use arbor_store::{SearchHit, SearchOptions, Store};
+use arbor_protocol::views::branch::SearchHit;
+use arbor_store::{SearchOptions, Store};
 
 pub use code_state::{code_tracker, FilesMode, FilesRestored, NavigationWithFiles, SNAPSHOTS_DIR};
 pub use compare::{BranchComparison, ComparedBranch};
@@ -66,7 +67,9 @@ pub use keys::{tool_environment, ApiKey, KeySource, ProviderKeyStatus, ProviderK
 pub use live::{request_options, Interrupter, LiveSession, SessionConfig, SessionStart};
 pub use project::{check_folder, ProjectError, ProjectFolder};
 pub use selection::{select, ModelRequest, Selection, SelectionError};
-pub use settings::{Settings, SettingsError};
+pub use settings::{Settings, SettingsError, SettingsFile};
+/// Every answer front ends are shown, by concern (the wire's, re-exported here).
+pub use arbor_protocol::views;
 pub use tree_view::{NodeVisit, SessionTreeDelta, SessionTreeView, TreeNodeView};
 pub use user_config::{KeyStatusList, KeychainProblem, GITHUB_TOKEN_VARIABLES};
 pub use view::{BranchEntry, BranchPage, SessionState, SessionView, VIEW_TAIL};
@@ -348,14 +351,27 @@ impl ArborApp {
         let Some(project) = store.find_project(root)? else {
             return Ok(Vec::new());
         };
-        Ok(store.search(
+        let hits = store.search(
             query,
             &SearchOptions {
                 project_id: Some(project.id),
                 session_id: None,
                 limit: Some(50),
             },
-        )?)
+        )?;
+        Ok(hits
+            .into_iter()
+            .map(|hit| SearchHit {
+                project_id: hit.project_id,
+                project_root: hit.project_root,
+                session_id: hit.session_id,
+                session_title: hit.session_title,
+                node_id: hit.node_id,
+                kind: view::node_kind(hit.kind),
+                snippet: hit.snippet,
+                created_at: hit.created_at,
+            })
+            .collect())
     }
 
     pub fn rename_session(&self, session_id: &str, title: &str) -> Result<(), AppError> {

@@ -6,7 +6,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use arbor_agent::{Agent, AgentTool};
-use arbor_store::{Store, ToolRun};
+use arbor_protocol::views::tools::ToolRun;
+use arbor_store::Store;
 
 use super::{AppError, LiveSession};
 use arbor_coding::secrets::Redactor;

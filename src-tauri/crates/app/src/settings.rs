@@ -3,58 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+pub use arbor_protocol::views::settings::Settings;
 
 /// The settings file inside the data folder.
 pub const SETTINGS_FILE_NAME: &str = "settings.json";
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Settings {
-    /// The model new sessions start with (`provider/id`), when its key is at hand.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional = nullable)]
-    pub default_model: Option<String>,
-    /// The thinking level new sessions start with (`off`, `minimal`, `low`, `medium`, `high`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional = nullable)]
-    pub default_thinking: Option<String>,
-    /// Environment variables tool processes may see although they hold keys (passed through on
-    /// purpose; by default every provider's key variable is withheld).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tool_env_pass_through: Vec<String>,
-    /// Where clones go by default (`<folder>/<owner>/<repo>`); default `<data dir>/workspaces`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional = nullable)]
-    pub workspaces_dir: Option<String>,
-    /// The host the GitHub token is for (a GitHub Enterprise server); default `github.com`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional = nullable)]
-    pub github_host: Option<String>,
-    /// Extra patterns (`.gitignore` syntax) left out of code snapshots, beside the project's
-    /// own ignore files: such files are never recorded, restored or deleted by a restore.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub snapshot_ignores: Vec<String>,
-    /// Seconds a provider's stream may stay silent before the request is given up as a
-    /// (retryable) network error; default [`arbor_llm::DEFAULT_STREAM_IDLE_TIMEOUT`] (120 s).
-    /// Slow local models may need more.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional = nullable)]
-    pub stream_idle_timeout_secs: Option<u64>,
-}
-
 /// The range [`Settings::stream_idle_timeout_secs`] accepts.
 pub const STREAM_IDLE_TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 10..=3600;
 
-impl Settings {
-    /// How long a stream may stay silent (the setting, else the default).
-    pub fn stream_idle_timeout(&self) -> std::time::Duration {
-        self.stream_idle_timeout_secs.map_or(
-            arbor_llm::DEFAULT_STREAM_IDLE_TIMEOUT,
-            std::time::Duration::from_secs,
-        )
-    }
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
@@ -84,9 +40,19 @@ impl SettingsError {
     }
 }
 
-impl Settings {
+/// `settings.json`: reading, checking and writing the settings (a trait because the type is the
+/// wire's, `arbor_protocol::views::settings::Settings`).
+pub trait SettingsFile: Sized {
     /// The settings in `data_dir` (defaults when there is no file yet).
-    pub fn load(data_dir: &Path) -> Result<Self, SettingsError> {
+    fn load(data_dir: &Path) -> Result<Self, SettingsError>;
+    /// Checks the values: variable names are names, the thinking level is one, …
+    fn validate(&self) -> Result<(), SettingsError>;
+    /// Writes the settings to `data_dir` through a temporary file and a rename.
+    fn save(&self, data_dir: &Path) -> Result<(), SettingsError>;
+}
+
+impl SettingsFile for Settings {
+    fn load(data_dir: &Path) -> Result<Self, SettingsError> {
         let path = data_dir.join(SETTINGS_FILE_NAME);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
@@ -104,8 +70,7 @@ impl Settings {
         Ok(settings)
     }
 
-    /// Checks the values: variable names are names, the thinking level is one.
-    pub fn validate(&self) -> Result<(), SettingsError> {
+    fn validate(&self) -> Result<(), SettingsError> {
         for name in &self.tool_env_pass_through {
             let valid = !name.is_empty()
                 && !name.starts_with(|c: char| c.is_ascii_digit())
@@ -169,8 +134,7 @@ impl Settings {
         Ok(())
     }
 
-    /// Writes the settings to `data_dir` through a temporary file and a rename.
-    pub fn save(&self, data_dir: &Path) -> Result<(), SettingsError> {
+    fn save(&self, data_dir: &Path) -> Result<(), SettingsError> {
         self.validate()?;
         let path = data_dir.join(SETTINGS_FILE_NAME);
         serde_json::to_string_pretty(self)

@@ -1,67 +1,16 @@
 //! What a window's tree panel shows: every node of the session with its parent, kind, first line
 //! and label, and the current leaf — and going to a node from it.
 
-use arbor_store::NodeKind;
-use serde::Serialize;
-
 use tokio_util::sync::CancellationToken;
 
 use crate::commands::deliver_export;
 use crate::responses::ExportInfo;
-use arbor_coding::snapshots::FileChange;
 
 use super::{AppError, LiveSession, SessionView};
-use crate::view::{entry_of_node, BranchEntry};
+use crate::view::{entry_of_node, node_kind, BranchEntry};
+pub use arbor_protocol::views::branch::{NodeVisit, SessionTreeDelta, SessionTreeView, TreeNodeView};
 use arbor_coding::compaction::summarize_left_branch;
 use arbor_coding::export::{export_branch, ExportFormat};
-
-/// One node of the tree panel.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-pub struct TreeNodeView {
-    pub id: String,
-    pub parent_id: Option<String>,
-    pub kind: NodeKind,
-    /// First non-empty line of the node's text, shortened.
-    pub first_line: String,
-    pub label: Option<String>,
-    pub aborted: bool,
-    /// Tokens of this node's request and answer (assistant messages; 0 for others).
-    pub tokens: u64,
-    /// US dollars this node cost.
-    pub cost: f64,
-    /// The files this node changed (from the state of its nearest ancestor with one).
-    pub files: Vec<FileChange>,
-}
-
-/// The session as a tree: nodes parents first, siblings oldest first.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-pub struct SessionTreeView {
-    pub session_id: Option<String>,
-    /// The node the conversation continues from.
-    pub leaf_id: Option<String>,
-    pub nodes: Vec<TreeNodeView>,
-}
-
-/// The nodes stored since a tree panel last read the tree: `nodes` are the session's nodes from
-/// index `from` on (nodes are never removed and always listed in the order they were stored, so
-/// a panel that knows `from` nodes appends these), with the current leaf. A panel that knows
-/// another session, or another count, reads the whole tree instead.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-pub struct SessionTreeDelta {
-    pub session_id: Option<String>,
-    pub leaf_id: Option<String>,
-    /// How many nodes the session had before `nodes`.
-    pub from: usize,
-    pub nodes: Vec<TreeNodeView>,
-}
-
-/// Where going to a node landed: the branch shown, and the text of a user message gone to
-/// (handed back for editing: sending it makes a sibling branch).
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct NodeVisit {
-    pub view: SessionView,
-    pub editor_text: Option<String>,
-}
 
 impl LiveSession {
     /// The whole tree of the current session (empty before its first message).
@@ -127,7 +76,7 @@ impl LiveSession {
                     cost: figures.cost,
                     id: node.id,
                     parent_id: node.parent_id,
-                    kind: node.kind,
+                    kind: node_kind(node.kind),
                     first_line: node.first_line,
                     label: node.label,
                     aborted: node.aborted,

@@ -26,7 +26,7 @@ impl ArborApp {
 
     /// Checks and saves `settings` (to `settings.json`); new sessions use them.
     pub fn save_settings(&self, settings: Settings) -> Result<(), AppError> {
-        settings.save(&self.data_dir)?;
+        crate::SettingsFile::save(&settings, &self.data_dir)?;
         *self
             .settings
             .lock()

@@ -3,14 +3,13 @@
 
 use std::collections::HashMap;
 
-use arbor_protocol::AgentMessage;
-use arbor_store::{NodeKind, OutlineNode, Store};
-use serde::Serialize;
+use arbor_store::{NodeKind as StoredKind, OutlineNode, Store};
 
 use crate::live::LiveSession;
 use crate::AppError;
 use arbor_coding::compaction::tokens::context_tokens;
 use arbor_coding::sessions::node_to_message;
+pub use arbor_protocol::views::branch::{BranchEntry, BranchPage, NodeKind, SessionView};
 pub use arbor_protocol::views::SessionState;
 
 /// How many entries, from the end of the branch, a [`SessionView`] carries (a little more when
@@ -18,45 +17,6 @@ pub use arbor_protocol::views::SessionState;
 /// otherwise cross to the window as megabytes of JSON on every visit; the chat asks for the
 /// entries before these with [`LiveSession::earlier_entries`] when the user scrolls back.
 pub const VIEW_TAIL: usize = 200;
-
-/// The current branch of a session, root to leaf (its last [`VIEW_TAIL`] entries), and the
-/// session's state.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct SessionView {
-    /// `None` before the first message of a new session.
-    pub session_id: Option<String>,
-    pub title: Option<String>,
-    pub entries: Vec<BranchEntry>,
-    /// How many entries of the branch come before `entries` (not sent).
-    pub earlier: usize,
-    pub state: SessionState,
-}
-
-/// Entries of the current branch before a given one: `entries`, and how many come before them.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct BranchPage {
-    pub entries: Vec<BranchEntry>,
-    pub earlier: usize,
-}
-
-/// One node on the current branch.
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct BranchEntry {
-    pub node_id: String,
-    pub parent_id: Option<String>,
-    pub kind: NodeKind,
-    /// The message (`None` for model and thinking-level markers).
-    pub message: Option<AgentMessage>,
-    pub aborted: bool,
-    pub label: Option<String>,
-    /// The children of this node's parent of the same kind, oldest first (this node among
-    /// them): the branches a `‹ 2/3 ›` switcher moves between.
-    pub sibling_ids: Vec<String>,
-    /// Compaction and branch-summary nodes: the summary text.
-    pub summary: Option<String>,
-    /// Compaction nodes: the context size before compacting.
-    pub tokens_before: Option<u64>,
-}
 
 impl LiveSession {
     /// The session's state (the chat header; RPC `get_state`).
@@ -177,7 +137,7 @@ fn branch_page(
             .ok_or_else(|| AppError::NotOnBranch(id.to_owned()))?,
     };
     let mut start = end.saturating_sub(count);
-    while start > 0 && path[start].kind == NodeKind::ToolResult {
+    while start > 0 && path[start].kind == StoredKind::ToolResult {
         start -= 1;
     }
     let ids: Vec<String> = path[start..end].iter().map(|n| n.id.clone()).collect();
@@ -222,7 +182,7 @@ pub(super) fn entries_of_path(
     outline: &[OutlineNode],
     path: Vec<arbor_store::Node>,
 ) -> Result<Vec<BranchEntry>, AppError> {
-    let mut children: HashMap<Option<&str>, Vec<(&str, NodeKind)>> = HashMap::new();
+    let mut children: HashMap<Option<&str>, Vec<(&str, StoredKind)>> = HashMap::new();
     let mut labels = HashMap::new();
     for node in outline {
         children
@@ -254,7 +214,7 @@ pub(super) fn entry_of_node(
     label: Option<String>,
     sibling_ids: Vec<String>,
 ) -> Result<BranchEntry, AppError> {
-    let summary = matches!(node.kind, NodeKind::Compaction | NodeKind::BranchSummary)
+    let summary = matches!(node.kind, StoredKind::Compaction | StoredKind::BranchSummary)
         .then(|| node.text.clone());
     Ok(BranchEntry {
         message: node_to_message(&node).map_err(arbor_store::StoreError::from)?,
@@ -263,7 +223,7 @@ pub(super) fn entry_of_node(
         summary,
         tokens_before: node.tokens_before,
         aborted: node.aborted,
-        kind: node.kind,
+        kind: node_kind(node.kind),
         parent_id: node.parent_id,
         node_id: node.id,
     })
@@ -303,4 +263,18 @@ fn newest_leaf_under(store: &Store, session_id: &str, node_id: &str) -> Result<S
         }
     }
     Ok(best.map_or(start.clone(), |(_, _, id)| id.to_owned()))
+}
+
+/// A stored node's kind as front ends are shown it.
+pub fn node_kind(kind: StoredKind) -> NodeKind {
+    match kind {
+        StoredKind::User => NodeKind::User,
+        StoredKind::Assistant => NodeKind::Assistant,
+        StoredKind::ToolResult => NodeKind::ToolResult,
+        StoredKind::ModelChange => NodeKind::ModelChange,
+        StoredKind::ThinkingLevelChange => NodeKind::ThinkingLevelChange,
+        StoredKind::Compaction => NodeKind::Compaction,
+        StoredKind::BranchSummary => NodeKind::BranchSummary,
+        StoredKind::Label => NodeKind::Label,
+    }
 }

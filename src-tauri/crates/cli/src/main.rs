@@ -28,7 +28,7 @@ use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use arbor_app::{ProviderKeys, Settings};
+use arbor_app::{ProviderKeys, Settings, SettingsFile};
 
 use clap::Parser;
 

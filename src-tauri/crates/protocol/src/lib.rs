@@ -27,10 +27,11 @@
 //! `retry_scheduled`, `compaction_start`, `compaction_end`; documented on the type) travel in
 //! the same flat form; a live session sends both as one stream of [`SessionEvent`]s.
 //!
-//! Beside the stream, [`views`] holds what front ends are shown on request (projects, session
-//! lists, the session's state, model pickers, key statuses); the session API makes them (from
-//! store rows and the catalogue, never passing a row on as it is). The rest of the session API's
-//! answers (tree views, branch pages, restores, tool reviews) still live in `arbor-app`.
+//! Beside the stream, [`views`] holds every answer front ends are shown on request: projects,
+//! session lists, the session's state, model pickers, key statuses, the chat's branch and the
+//! tree panel's tree (`views::branch`), files and restores (`views::code`), the model's tools
+//! (`views::tools`), settings and the clone form. The session API and the crates under it make
+//! them (from store rows and the catalogue, never passing a row on as it is).
 //!
 //! Messages are [`AgentMessage`]s, tagged `"role"`: `user`, `assistant`, `tool_result` (exactly
 //! as [`arbor_llm::Message`] serializes) or `custom` (app-only messages, `{kind, data}`).
@@ -95,3 +96,5 @@ pub use coding_event::{CodingEvent, CompactionReason, SessionEvent};
 pub use command::{Command, CommandEnvelope, FilesMode};
 pub use event::{AgentEvent, RunStatus, ToolResult};
 pub use message::{AgentMessage, CustomMessage};
+// The message vocabulary is the LLM layer's; front ends name it from here.
+pub use arbor_llm::{Api, AssistantEvent, ImageContent, LlmError, ThinkingLevel};

@@ -2,10 +2,10 @@
 //! `<data dir>/tools/<name>/` (the user's, for every project), each read whole — every file's
 //! text — and hashed, so an approval can be pinned to exactly what was approved.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+
 use sha2::{Digest, Sha256};
 
 use super::manifest::{parse_manifest, ManifestProblem, SkillManifest, SKILL_FILE};
@@ -19,35 +19,10 @@ pub const MAX_FILES: usize = 100;
 /// Most bytes a tool folder may hold in all.
 pub const MAX_BYTES: usize = 1024 * 1024;
 
-/// Where a tool folder lives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolScope {
-    /// `<workspace>/.tools/` (wins over a user tool of the same name).
-    Project,
-    /// `<data dir>/tools/`.
-    User,
-}
 
-impl ToolScope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolScope::Project => "project",
-            ToolScope::User => "user",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "project" => Some(ToolScope::Project),
-            "user" => Some(ToolScope::User),
-            _ => None,
-        }
-    }
-}
 
 /// A folder's files by relative path (`/`-separated), as text.
-pub type ToolFiles = BTreeMap<String, String>;
+pub use arbor_protocol::views::tools::{ToolFiles, ToolScope};
 
 /// A tool folder as found.
 #[derive(Debug, Clone)]

@@ -2,55 +2,12 @@
 //! its exact files up for review), and proposals not written yet.
 
 use arbor_store::{ApprovalStatus, NewToolApproval, StoreError};
-use serde::Serialize;
+pub use arbor_protocol::views::tools::{ToolEntry, ToolList, ToolStatus};
 
 use super::folder::{check_files, discover, ToolFolder, ToolScope};
 use super::manifest::{ManifestProblem, SKILL_FILE};
 use super::review::{decode_files, encode_files};
 use super::toolbox::{Toolbox, ToolboxError};
-
-/// Where a tool stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolStatus {
-    /// One of Arbor's own tools.
-    Builtin,
-    /// Approved, and its files are the approved ones: offered to the model.
-    Approved,
-    /// Waiting for the user: new, proposed, or changed since it was approved.
-    Pending,
-    /// Its `SKILL.md` or folder has problems: never offered.
-    Invalid,
-}
-
-/// One line of the tools list.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-pub struct ToolEntry {
-    pub name: String,
-    pub status: ToolStatus,
-    /// `project` or `user`; `None` for built-ins.
-    pub scope: Option<ToolScope>,
-    pub description: String,
-    /// An executable tool (an entry script), or an instruction skill.
-    pub executable: bool,
-    /// The helpers its script may use, in plain words.
-    pub permissions: Vec<String>,
-    pub files: Vec<String>,
-    /// The approval to answer (pending) or the approved version (approved).
-    pub approval_id: Option<String>,
-    /// Pending because its files changed after it was approved.
-    pub changed_since_approval: bool,
-    /// What is wrong (invalid).
-    pub problems: Vec<ManifestProblem>,
-    /// A user-wide tool of the same name is hidden by this project's.
-    pub shadows_user_tool: bool,
-}
-
-/// The tools list.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-pub struct ToolList {
-    pub tools: Vec<ToolEntry>,
-}
 
 impl Toolbox {
     /// Every tool: built-ins, then the folders found (project first), then proposals not on

@@ -6,6 +6,7 @@
 use std::collections::BTreeSet;
 
 use arbor_js::Helper;
+pub use arbor_protocol::views::tools::ManifestProblem;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -49,28 +50,6 @@ impl SkillManifest {
     }
 }
 
-/// One thing wrong with a `SKILL.md`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
-pub struct ManifestProblem {
-    /// The file, as the caller named it.
-    pub file: String,
-    /// 1-based; the field's line, or the front matter's first line.
-    pub line: usize,
-    /// The field (`front matter` for the file's shape).
-    pub field: String,
-    /// What is wrong and what to do.
-    pub message: String,
-}
-
-impl std::fmt::Display for ManifestProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}:{}: {}: {}",
-            self.file, self.line, self.field, self.message
-        )
-    }
-}
 
 /// Parses `text` (the `SKILL.md` named `file` in messages). `folder` is the folder's name,
 /// which `name` must equal; `files` the folder's other files (`entry` must be one of them).

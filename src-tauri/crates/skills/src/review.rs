@@ -6,44 +6,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use arbor_store::{NewToolApproval, StoreError, ToolApproval};
-use serde::Serialize;
+pub use arbor_protocol::views::tools::{ToolFileChange, ToolReview};
 
 use super::folder::{check_files, content_hash, ToolFiles, ToolScope};
 use super::manifest::{ManifestProblem, SKILL_FILE};
 use super::toolbox::{Toolbox, ToolboxError};
 use arbor_protocol::CodingEvent;
-
-/// What a person reviews before deciding: the version proposed and the approved one before it.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-pub struct ToolReview {
-    pub approval_id: String,
-    /// `create_tool` (new) or `edit_tool` (a change of an approved tool).
-    pub kind: String,
-    pub name: String,
-    pub reason: String,
-    pub skill_md: String,
-    #[ts(type = "Record<string, string>")]
-    pub files: ToolFiles,
-    /// The helpers it asks for, by name, and in plain words.
-    pub allowed_tools: Vec<String>,
-    pub permissions: Vec<String>,
-    /// The approved version's files, when this changes one.
-    #[ts(type = "Record<string, string> | null")]
-    pub previous: Option<ToolFiles>,
-    /// With `previous`: each file that differs, with its unified diff.
-    pub changes: Vec<ToolFileChange>,
-    pub status: String,
-}
-
-/// A file of a tool that differs from the approved version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
-pub struct ToolFileChange {
-    pub path: String,
-    /// `added`, `deleted` or `modified`.
-    pub status: String,
-    /// Unified diff from the approved version.
-    pub patch: String,
-}
 
 /// The files that differ between the approved version and the proposed one.
 fn file_changes(previous: &ToolFiles, files: &ToolFiles) -> Vec<ToolFileChange> {

@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use arbor_agent::AgentTool;
-use arbor_store::{ApprovalStatus, Store, StoreError, ToolApproval, ToolRun};
+use arbor_protocol::views::tools::ToolRun;
+use arbor_store::{ApprovalStatus, Store, StoreError, ToolApproval};
 use tokio::sync::oneshot;
 
 use super::dynamic::ModelTool;
@@ -256,7 +257,20 @@ impl Toolbox {
 
     /// The runs of the model's tools (of `name`), newest first.
     pub fn history(&self, name: Option<&str>) -> Result<Vec<ToolRun>, ToolboxError> {
-        Ok(self.with_store(|s| s.tool_runs(&self.project_id, name, 200))?)
+        let runs = self.with_store(|s| s.tool_runs(&self.project_id, name, 200))?;
+        Ok(runs
+            .into_iter()
+            .map(|run| ToolRun {
+                id: run.id,
+                name: run.name,
+                hash: run.hash,
+                arguments: run.arguments,
+                result: run.result,
+                is_error: run.is_error,
+                duration_ms: run.duration_ms,
+                created_at: run.created_at,
+            })
+            .collect())
     }
 
     /// Waits for the decision on `approval_id` (a `create_tool` call).

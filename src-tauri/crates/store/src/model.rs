@@ -50,7 +50,7 @@ pub struct SessionSummary {
 }
 
 /// What a node is. Stored as its snake_case name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NodeKind {
     User,
@@ -352,7 +352,7 @@ pub struct SearchOptions {
 }
 
 /// A node whose text matches a search.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchHit {
     pub project_id: String,
     pub project_root: String,

@@ -9,7 +9,7 @@ use crate::error::{Result, StoreError};
 use crate::ids::{new_id, now_ms, resolve, IdTable};
 
 /// What became of a version of a tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalStatus {
     /// Waiting for the user.
@@ -84,7 +84,7 @@ pub struct NewToolApproval {
 }
 
 /// One run of a tool.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolRun {
     pub id: String,
     pub name: String,

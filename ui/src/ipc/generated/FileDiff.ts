@@ -6,7 +6,7 @@ import type { FileChange } from "./FileChange";
  */
 export type FileDiff = { change: FileChange, 
 /**
- * The file's patch (git's format), cut at [`PATCH_MAX_BYTES`]; empty for binary files.
+ * The file's patch (git's format), cut at `arbor_git`'s `PATCH_MAX_BYTES`; empty for binary files.
  */
 patch: string, 
 /**

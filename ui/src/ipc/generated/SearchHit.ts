@@ -8,4 +8,8 @@ export type SearchHit = { project_id: string, project_root: string, session_id: 
 /**
  * The matching passage, matches wrapped in `[` `]`, cuts marked `…`.
  */
-snippet: string, created_at: number, };
+snippet: string, 
+/**
+ * Unix milliseconds.
+ */
+created_at: number, };

@@ -3,7 +3,7 @@ import type { BranchEntry } from "./BranchEntry";
 import type { SessionState } from "./SessionState";
 
 /**
- * The current branch of a session, root to leaf (its last [`VIEW_TAIL`] entries), and the
+ * The current branch of a session, root to leaf (its last `arbor_app::VIEW_TAIL` entries), and the
  * session's state.
  */
 export type SessionView = { 

@@ -6,7 +6,7 @@ use std::path::Path;
 use arbor_app::{LiveSession, ModelRequest, SessionView};
 use arbor_llm::UserContent;
 use arbor_protocol::{AgentEvent, AgentMessage, CodingEvent, RunStatus, SessionEvent};
-use arbor_store::NodeKind;
+use arbor_app::views::branch::NodeKind;
 use arbor_test_support::{Script, Turn, Usage};
 use serde_json::json;
 

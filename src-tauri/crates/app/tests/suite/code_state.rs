@@ -15,7 +15,7 @@ use std::process::Command;
 use arbor_app::{FilesMode, LiveSession};
 use arbor_coding::snapshots::ChangeStatus;
 use arbor_protocol::{CodingEvent, RunStatus, SessionEvent};
-use arbor_store::NodeKind;
+use arbor_app::views::branch::NodeKind;
 use arbor_test_support::{Script, Turn};
 use live::{run, Setup};
 use serde_json::json;

@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use arbor_agent::AgentMessage;
 use arbor_store::NodeCode;
-use serde::Serialize;
+pub use arbor_protocol::views::code::{NodeDiff, RestoreInfo, RestorePreview};
 
 use super::recorder::{SessionRecorder, SessionsError};
 use super::CodingEvent;
 use crate::snapshots::{
-    CodeTracker, FileChange, FileDiff, PlannedChange, RestoreOutcome, SnapshotError, SnapshotId,
+    CodeTracker, FileChange, RestoreOutcome, SnapshotError, SnapshotId,
 };
 
 /// Built-in tools that only read: no snapshot after them. Every other tool (`write`, `edit`,
@@ -29,49 +29,15 @@ pub fn snapshots_after(message: &AgentMessage) -> bool {
     }
 }
 
-/// What restoring a node's files would do, before anything is written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
-pub struct RestorePreview {
-    /// The node whose files would come back (full id).
-    pub node_id: String,
-    pub snapshot: SnapshotId,
-    /// Every file that would be written or deleted, by path; those marked `changed_outside`
-    /// were changed outside Arbor since its last snapshot and are only overwritten when asked.
-    pub changes: Vec<PlannedChange>,
-}
-
-/// A restore done (or undone).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
-pub struct RestoreInfo {
-    /// The node whose files came back; `None` for an undo.
-    pub node_id: Option<String>,
-    pub written: usize,
-    pub deleted: usize,
-    /// The state before: "undo restore" brings it back.
-    pub undo: SnapshotId,
-    pub restored: SnapshotId,
-}
-
-impl RestoreInfo {
-    fn of(node_id: Option<String>, outcome: RestoreOutcome) -> Self {
-        Self {
-            node_id,
-            written: outcome.written,
-            deleted: outcome.deleted,
-            undo: outcome.undo,
-            restored: outcome.restored,
-        }
+/// What a restore of `node_id`'s files (`None`: an undo) did, as front ends are told.
+fn restore_info(node_id: Option<String>, outcome: RestoreOutcome) -> RestoreInfo {
+    RestoreInfo {
+        node_id,
+        written: outcome.written,
+        deleted: outcome.deleted,
+        undo: outcome.undo,
+        restored: outcome.restored,
     }
-}
-
-/// The code of two nodes compared.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
-pub struct NodeDiff {
-    pub from_node: String,
-    pub to_node: String,
-    pub from_snapshot: SnapshotId,
-    pub to_snapshot: SnapshotId,
-    pub files: Vec<FileDiff>,
 }
 
 impl SessionRecorder {
@@ -191,13 +157,13 @@ impl SessionRecorder {
         let (node_id, session_id, snapshot) = self.code_at_node(node)?;
         let stored = self.state_at_leaf_of(&session_id)?;
         let outcome = tracker.restore(&snapshot, stored.as_ref(), overwrite_outside)?;
-        Ok(RestoreInfo::of(Some(node_id), outcome))
+        Ok(restore_info(Some(node_id), outcome))
     }
 
     /// Brings back the files as they were before the last restore (undoing twice redoes).
     pub fn undo_restore(&self, overwrite_outside: bool) -> Result<RestoreInfo, SessionsError> {
         let outcome = self.tracker()?.undo_restore(overwrite_outside)?;
-        Ok(RestoreInfo::of(None, outcome))
+        Ok(restore_info(None, outcome))
     }
 
     /// Whether a restore can be undone now.

@@ -3,34 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
-
-/// The phase of a clone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ClonePhase {
-    Connecting,
-    Receiving,
-    Resolving,
-    CheckingOut,
-    Done,
-}
-
-/// One progress report.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
-pub struct CloneProgress {
-    pub phase: ClonePhase,
-    pub received_objects: u64,
-    pub total_objects: u64,
-    pub indexed_deltas: u64,
-    pub total_deltas: u64,
-    pub received_bytes: u64,
-    /// Bytes per second over the clone so far.
-    pub bytes_per_second: u64,
-    /// Files checked out, of `total_files`.
-    pub checked_out_files: u64,
-    pub total_files: u64,
-}
+pub use arbor_protocol::views::clone::{ClonePhase, CloneProgress};
 
 /// Turns git's callbacks into [`CloneProgress`] reports: every phase change, and otherwise at
 /// most one report per `interval`.

@@ -4,37 +4,11 @@
 use git2::{Delta, Diff, DiffFindOptions, DiffOptions, Patch};
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
-
-use super::{names, SnapshotError, SnapshotId, Snapshots};
+use super::{names, ChangeStatus, FileChange, SnapshotError, SnapshotId, Snapshots};
 
 /// A diff side's path as snapshots key it (bytes kept, see [`names`]).
 fn delta_path(file: git2::DiffFile<'_>) -> String {
     file.path_bytes().map(names::encode).unwrap_or_default()
-}
-
-/// How a file differs between two snapshots.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ChangeStatus {
-    Added,
-    Deleted,
-    Modified,
-    Renamed,
-    /// Only its mode changed (the executable bit, or a file became a link).
-    ModeChanged,
-}
-
-/// One file that differs, with the lines added and removed (0 and 0 for binary files).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-pub struct FileChange {
-    pub path: String,
-    /// A renamed file's path before.
-    pub old_path: Option<String>,
-    pub status: ChangeStatus,
-    pub added: usize,
-    pub removed: usize,
-    pub binary: bool,
 }
 
 impl Snapshots {
@@ -128,7 +102,7 @@ impl Snapshots {
     fn diff(&self, from: Option<&SnapshotId>, to: &SnapshotId) -> Result<Diff<'_>, SnapshotError> {
         let tree = |id: &SnapshotId| {
             self.repo
-                .find_tree(id.oid()?)
+                .find_tree(super::oid(id)?)
                 .map_err(|_| SnapshotError::UnknownSnapshot(id.0.clone()))
         };
         let old = from.map(tree).transpose()?;

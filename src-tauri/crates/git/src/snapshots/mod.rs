@@ -37,10 +37,11 @@ use std::path::{Path, PathBuf};
 
 use git2::{Oid, Repository};
 
-pub use diff::{ChangeStatus, FileChange};
+// The views of files front ends are shown are arbor-protocol's; snapshots make them.
+pub use arbor_protocol::views::code::{ChangeStatus, FileChange, FileDiff, PlannedChange, SnapshotId};
 pub use exclude::{is_temporary, TEMP_SUFFIX};
-pub use restore::{PlannedChange, RestoreOutcome, RestorePlan};
-pub use tracker::{CodeTracker, FileDiff, PATCH_MAX_BYTES};
+pub use restore::{RestoreOutcome, RestorePlan};
+pub use tracker::{CodeTracker, PATCH_MAX_BYTES};
 
 use exclude::Exclusions;
 use scan::{CachedFile, ScannedFile};
@@ -55,31 +56,9 @@ pub const DEFAULT_MAX_FILES: usize = 100_000;
 /// Nor one whose recorded files add up to more than this.
 pub const DEFAULT_MAX_TOTAL_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 
-/// The id of a recorded workspace state (a git tree id in the shadow repository, hex).
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize,
-    ts_rs::TS,
-)]
-pub struct SnapshotId(pub String);
-
-impl SnapshotId {
-    fn oid(&self) -> Result<Oid, SnapshotError> {
-        Oid::from_str(&self.0).map_err(|_| SnapshotError::UnknownSnapshot(self.0.clone()))
-    }
-}
-
-impl std::fmt::Display for SnapshotId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+/// The git tree id a [`SnapshotId`] names.
+fn oid(id: &SnapshotId) -> Result<Oid, SnapshotError> {
+    Oid::from_str(&id.0).map_err(|_| SnapshotError::UnknownSnapshot(id.0.clone()))
 }
 
 /// What snapshots leave out beyond the workspace's own ignore files.
@@ -337,7 +316,7 @@ impl Snapshots {
     fn files(&self, id: &SnapshotId) -> Result<HashMap<String, (Oid, i32)>, SnapshotError> {
         let tree = self
             .repo
-            .find_tree(id.oid()?)
+            .find_tree(oid(id)?)
             .map_err(|_| SnapshotError::UnknownSnapshot(id.0.clone()))?;
         let mut files = HashMap::new();
         self.collect_files(&tree, &mut Vec::new(), &mut files)?;

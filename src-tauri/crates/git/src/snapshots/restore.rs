@@ -7,22 +7,10 @@ use std::io::Write;
 use std::path::Path;
 
 use git2::{FileMode, Oid};
-use serde::Serialize;
-
-use super::{names, SnapshotError, SnapshotId, Snapshots};
-
-/// What a restore does to one file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
-pub struct PlannedChange {
-    pub path: String,
-    /// `true`: the file is written (changed back, or recreated); `false`: it is deleted.
-    pub write: bool,
-    /// The file differs from Arbor's last snapshot: someone changed it outside Arbor.
-    pub changed_outside: bool,
-}
+use super::{names, PlannedChange, SnapshotError, SnapshotId, Snapshots};
 
 /// What restoring a snapshot would change, before anything is written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RestorePlan {
     pub target: SnapshotId,
     /// The workspace as it is now (the undo point of the restore).
@@ -42,7 +30,7 @@ impl RestorePlan {
 }
 
 /// A restore done.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RestoreOutcome {
     /// The workspace before the restore: restoring this undoes it.
     pub undo: SnapshotId,

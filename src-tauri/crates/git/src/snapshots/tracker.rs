@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use git2::Oid;
 
 use super::{
-    FileChange, RestoreOutcome, RestorePlan, SnapshotError, SnapshotId, SnapshotOptions, Snapshots,
+    FileChange, FileDiff, RestoreOutcome, RestorePlan, SnapshotError, SnapshotId, SnapshotOptions,
+    Snapshots,
 };
 
 /// The shadow repository's reference to the last restore's undo point (a tree): kept there so
@@ -41,16 +42,6 @@ impl std::fmt::Debug for CodeTracker {
             .field("workspace", &self.workspace)
             .finish_non_exhaustive()
     }
-}
-
-/// A file's differences between two states: its change and its unified diff.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
-pub struct FileDiff {
-    pub change: FileChange,
-    /// The file's patch (git's format), cut at [`PATCH_MAX_BYTES`]; empty for binary files.
-    pub patch: String,
-    /// The patch was cut.
-    pub truncated: bool,
 }
 
 /// Longest patch handed out per file.
@@ -219,7 +210,7 @@ impl CodeTracker {
 impl Snapshots {
     /// Points `name` at a snapshot in the shadow repository.
     pub(super) fn set_reference(&self, name: &str, id: &SnapshotId) -> Result<(), SnapshotError> {
-        self.repo.reference(name, id.oid()?, true, "arbor")?;
+        self.repo.reference(name, super::oid(id)?, true, "arbor")?;
         Ok(())
     }
 

@@ -1,6 +1,23 @@
-//! What front ends are shown that is not an event: projects, session lists, the session's state,
-//! model pickers and key statuses. Made by the session API (`arbor-app`, which re-exports each
-//! under its old path) from the store and the catalogue; never a store row as it is.
+//! What front ends are shown that is not an event: every answer to a front end's request. This
+//! module holds projects, session lists, the session's state, model pickers, key statuses and the
+//! shell's own answers; beside it:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`branch`] | the chat's branch, the tree panel's tree, two branches compared, search hits |
+//! | [`code`] | snapshots, the files a node changed, diffs, restores |
+//! | [`tools`] | the model's tools: the list, a proposal's review, runs |
+//! | [`settings`] | the settings file and custom endpoints |
+//! | [`clone`] | the clone form and its progress |
+//!
+//! Made by the session API (`arbor-app`) and the crates under it from the store and the
+//! catalogue; a store row never crosses as it is (the store's rows are converted in `arbor-app`).
+
+pub mod branch;
+pub mod clone;
+pub mod code;
+pub mod settings;
+pub mod tools;
 
 use serde::Serialize;
 
@@ -145,4 +162,28 @@ pub struct KeyStatusList {
 pub struct KeychainProblem {
     pub code: String,
     pub message: String,
+}
+
+/// The app's name and version (the desktop's start view).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct AppInfo {
+    pub name: String,
+    pub version: String,
+}
+
+/// Which window a project opened in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum OpenedIn {
+    /// The window that asked (it had no project, or already showed this one).
+    This,
+    /// Another window: a new one, or the one already showing the project (focused).
+    Other,
+}
+
+/// A project opened (or focused) by the desktop.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct OpenedProject {
+    pub project: ProjectInfo,
+    pub window: OpenedIn,
 }
