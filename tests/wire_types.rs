@@ -14,6 +14,7 @@ fn generate(dir: &Path) -> Result<()> {
     // JavaScript numbers hold every count and timestamp Arbor sends (all below 2^53).
     let cfg = Config::new().with_large_int("number").with_out_dir(dir);
     arbor_protocol::SessionEvent::export_all(&cfg)?;
+    arbor_protocol::ErrorCode::export_all(&cfg)?;
     arbor_app::SessionView::export_all(&cfg)?;
     arbor_app::BranchPage::export_all(&cfg)?;
     arbor_app::SessionListItem::export_all(&cfg)?;

@@ -1,6 +1,7 @@
 //! The error every command returns to the UI: serialised as `{code, message}` so the UI can
 //! branch on a stable code and show the message as written.
 
+use arbor_protocol::ErrorCode;
 use serde::ser::SerializeStruct;
 
 use arbor_app::AppError;
@@ -11,7 +12,7 @@ pub enum CommandError {
     App(#[from] AppError),
     /// The app could not open its data folder at start-up; every command says why.
     #[error("{message}")]
-    Startup { code: &'static str, message: String },
+    Startup { code: ErrorCode, message: String },
     #[error("No project is open in this window. Open a folder first.")]
     NoProject,
     #[error("No chat is open in this window yet.")]
@@ -22,13 +23,13 @@ pub enum CommandError {
 
 impl CommandError {
     /// A stable, machine-readable code (snake_case) for the UI.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
             CommandError::App(error) => error.code(),
-            CommandError::Startup { code, .. } => code,
-            CommandError::NoProject => "no_project",
-            CommandError::NoSession => "no_session",
-            CommandError::Window(_) => "window",
+            CommandError::Startup { code, .. } => *code,
+            CommandError::NoProject => ErrorCode::NoProject,
+            CommandError::NoSession => ErrorCode::NoSession,
+            CommandError::Window(_) => ErrorCode::Window,
         }
     }
 }
@@ -36,7 +37,7 @@ impl CommandError {
 impl serde::Serialize for CommandError {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut state = serializer.serialize_struct("CommandError", 2)?;
-        state.serialize_field("code", self.code())?;
+        state.serialize_field("code", &self.code())?;
         state.serialize_field("message", &self.to_string())?;
         state.end()
     }

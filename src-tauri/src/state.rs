@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
+use arbor_protocol::ErrorCode;
 
 use arbor_app::{ArborApp, LiveSession, ProjectInfo};
 use tokio::sync::RwLock;
@@ -25,7 +26,7 @@ pub struct WindowState {
 }
 
 pub struct DesktopState {
-    app: Result<Arc<ArborApp>, (&'static str, String)>,
+    app: Result<Arc<ArborApp>, (ErrorCode, String)>,
     windows: Mutex<HashMap<String, WindowState>>,
     next_window: Mutex<u32>,
 }

@@ -1,30 +1,31 @@
-// A fake of the ipc module for component tests: every command is a vi.fn with a sensible
-// answer, and `emit` plays session events into the Channel of the last `startSession`.
+// The test double of the ipc module for component tests. It is made from the shell's command
+// table (`ipc/generated/commands.ts`, generated from Rust), not copied from it:
+// - `ANSWERS` holds a default fake answer for every command of the table, typed by the table, so
+//   `tsc` fails when a command is added without one, answers the wrong type, or is not a command;
+// - `fakeIpc` hands tests the real IPC functions of `ipc/index.ts` (each a `vi.fn`, so tests can
+//   still `vi.mocked(ipc.x).mockResolvedValue(...)` and assert calls), running over a fake
+//   transport that answers from `ANSWERS` — so their argument mapping is exercised too;
+// - `emit` plays session events into the Channel of the last `startSession`.
 import { vi } from 'vitest';
+import type { Transport } from './ipc';
+import type { Commands } from './ipc/generated/commands';
 import type {
   BranchComparison,
   BranchEntry,
   FileChange,
-  FilesRestored,
-  NodeDiff,
   RestoreInfo,
-  RestorePreview,
   NodeVisit,
   SessionTreeView,
   TreeNodeView,
   KeyStatusList,
   ProviderKeyStatus,
   Settings,
-  CloneForm,
-  CloneProgress,
-  OpenedProject,
   ProjectInfo,
   SessionEvent,
   SessionListItem,
   SessionState,
   SessionView,
   ToolEntry,
-  ToolList,
   ToolReview,
   ToolRun,
 } from './ipc/wire';
@@ -85,170 +86,210 @@ export function emit(...events: SessionEvent[]): void {
   for (const event of events) listener?.(event);
 }
 
-export function fakeIpc(original: typeof import('./ipc')) {
-  listener = null;
-  return {
-    ...original,
-    appInfo: vi.fn(async () => ({ name: 'Arbor', version: '0.1.0' })),
-    currentProject: vi.fn(async () => null),
-    recentProjects: vi.fn(async () => []),
-    openProject: vi.fn(async () => ({ project: REPO, window: 'this' as const })),
-    closeProject: vi.fn(async () => undefined),
-    pickFolder: vi.fn(async () => null),
-    openExternal: vi.fn(async () => undefined),
-    listModels: vi.fn(async () => [
-      {
-        provider: 'mock',
-        display_name: 'Mock provider',
-        key: 'not-needed' as const,
-        key_env: null,
-        models: [{ id: 'm1', reasoning: false, images: false, context_window: 32000 }],
-      },
-      {
-        provider: 'openai',
-        display_name: 'OpenAI',
-        key: 'none' as const,
-        key_env: 'OPENAI_API_KEY',
-        models: [{ id: 'gpt-5', reasoning: true, images: true, context_window: 400000 }],
-      },
-    ]),
-    startSession: vi.fn(async (_id: string | null, onevent: (event: SessionEvent) => void) => {
-      listener = onevent;
-      return EMPTY_VIEW;
-    }),
-    sessionView: vi.fn(async () => EMPTY_VIEW),
-    listSessions: vi.fn(async () => []),
-    searchSessions: vi.fn(async () => []),
-    newSession: vi.fn(async () => EMPTY_VIEW),
-    switchSession: vi.fn(async () => EMPTY_VIEW),
-    renameSession: vi.fn(async () => undefined),
-    deleteSession: vi.fn(async () => undefined),
-    prompt: vi.fn(async () => undefined),
-    steer: vi.fn(async () => undefined),
-    followUp: vi.fn(async () => undefined),
-    abort: vi.fn(async () => undefined),
-    editMessage: vi.fn(async () => undefined),
-    regenerate: vi.fn(async () => undefined),
-    openBranch: vi.fn(async () => EMPTY_VIEW),
-    setModel: vi.fn(async (provider: string, model: string) => ({ ...STATE, provider, model })),
-    setThinkingLevel: vi.fn(async () => STATE),
-    cloneDestination: vi.fn(async () => '/home/me/.local/share/arbor/workspaces/owner/repo'),
-    cloneRepository: vi.fn(
-      async (_form: CloneForm, _onprogress: (progress: CloneProgress) => void) =>
-        ({ project: REPO, window: 'this' }) as OpenedProject,
-    ),
-    cancelClone: vi.fn(async () => undefined),
-    keyStatuses: vi.fn(async () => KEYS),
-    setApiKey: vi.fn(async (provider: string) => withSource(provider, 'keychain')),
-    removeApiKey: vi.fn(async (provider: string) => withSource(provider, 'none')),
-    testApiKey: vi.fn(async (provider: string) => ({
-      provider,
-      model: `${provider}/gpt-5`,
-      ok: true,
-      error_class: null,
+/** What a command answers in a fake: its answer, `undefined` for a command answering nothing. */
+type Reply<T> = [T] extends [void] ? undefined : T;
+
+/** A fake answer for every command of the shell's table, typed by the table. */
+export type FakeAnswers = {
+  [K in keyof Commands]: (
+    args: Commands[K]['args'],
+  ) => Reply<Commands[K]['response']> | Promise<Reply<Commands[K]['response']>>;
+};
+
+/** A failed command as Rust's `CommandError` reaches the webview (the real `ipc` wraps it). */
+function commandError(code: string, message: string) {
+  return { code, message };
+}
+
+/** The default answers of the fake transport; a test changes one with `vi.mocked(ipc.x)`. */
+export const ANSWERS: FakeAnswers = {
+  app_info: () => ({ name: 'Arbor', version: '0.1.0' }),
+  open_project: () => ({ project: REPO, window: 'this' }),
+  current_project: () => null,
+  close_project: () => undefined,
+  recent_projects: () => [],
+  open_external: () => undefined,
+  start_session: ({ events }) => {
+    listener = (event) => events.onmessage(event);
+    return EMPTY_VIEW;
+  },
+  session_view: () => EMPTY_VIEW,
+  prompt: () => undefined,
+  steer: () => undefined,
+  follow_up: () => undefined,
+  abort: () => undefined,
+  edit_message: () => undefined,
+  regenerate: () => undefined,
+  open_branch: () => EMPTY_VIEW,
+  earlier_entries: () => ({ entries: [], earlier: 0 }),
+  session_tree: () => TREE,
+  // Unknown to the fake: the panel then reads the whole tree.
+  session_tree_since: () => ({ session_id: null, leaf_id: null, from: 0, nodes: [] }),
+  visit_node: ({ nodeId }) => landedAt(TREE, nodeId),
+  label_node: ({ nodeId, label }) => ({
+    ...TREE,
+    nodes: TREE.nodes.map((n) => (n.id === nodeId ? { ...n, label: label || null } : n)),
+  }),
+  fork_at: () => EMPTY_VIEW,
+  node_preview: ({ nodeId }) => {
+    const found = TREE.nodes.find((n) => n.id === nodeId);
+    if (!found) throw commandError('not_found', `no node ${nodeId}`);
+    return entryOf(TREE, found);
+  },
+  compare_branches: ({ left, right }) => comparisonOf(TREE, left, right),
+  export_branch: ({ format }) => `/home/me/arbor-branch.${format === 'markdown' ? 'md' : format}`,
+  summarize_left: () => {
+    const { view } = landedAt(TREE, TREE.leaf_id ?? '');
+    const summary: BranchEntry = {
+      ...view.entries[view.entries.length - 1],
+      node_id: 'bs1',
+      parent_id: TREE.leaf_id,
+      kind: 'branch_summary',
       message: null,
-    })),
-    getSettings: vi.fn(async () => ({}) as Settings),
-    saveSettings: vi.fn(async (settings: Settings) => settings),
-    addCustomEndpoint: vi.fn(async () => KEYS),
-    sessionTree: vi.fn(async () => TREE),
-    // Unknown to the fake: the panel then reads the whole tree.
-    sessionTreeSince: vi.fn(async () => ({ session_id: null, leaf_id: null, from: 0, nodes: [] })),
-    labelNode: vi.fn(async (nodeId: string, label: string) => ({
-      ...TREE,
-      nodes: TREE.nodes.map((n) => (n.id === nodeId ? { ...n, label: label || null } : n)),
-    })),
-    forkAt: vi.fn(async () => EMPTY_VIEW),
-    visitNode: vi.fn(async (nodeId: string) => landedAt(TREE, nodeId)),
-    nodePreview: vi.fn(async (nodeId: string) => {
-      const found = TREE.nodes.find((n) => n.id === nodeId);
-      if (!found) throw new original.ArborError('not_found', `no node ${nodeId}`);
-      return entryOf(TREE, found);
-    }),
-    compareBranches: vi.fn(async (left: string, right: string) => comparisonOf(TREE, left, right)),
-    exportBranch: vi.fn(
-      async (_nodeId: string, format: 'markdown' | 'jsonl' | 'html') =>
-        `/home/me/arbor-branch.${format === 'markdown' ? 'md' : format}`,
-    ),
-    previewRestore: vi.fn(async (nodeId: string): Promise<RestorePreview> => ({
-      node_id: nodeId,
-      snapshot: 'snap-a',
-      changes: [
-        { path: 'src/parser.rs', write: true, changed_outside: false },
-        { path: 'src/scratch.rs', write: false, changed_outside: false },
-      ],
-    })),
-    restoreFiles: vi.fn(
-      async (nodeId: string, _overwrite: boolean, visit: boolean): Promise<FilesRestored> => ({
-        restore: { ...RESTORED, node_id: nodeId },
-        visit: visit ? landedAt(TREE, nodeId) : null,
-      }),
-    ),
-    undoRestore: vi.fn(async (): Promise<RestoreInfo> => ({
-      ...RESTORED,
-      node_id: null,
-      undo: RESTORED.restored,
-      restored: RESTORED.undo,
-    })),
-    // No restore yet: the panel shows no "Undo restore" until one is done.
-    canUndoRestore: vi.fn(async () => false),
-    diffNodes: vi.fn(async (from: string, to: string): Promise<NodeDiff> => ({
-      from_node: from,
-      to_node: to,
-      from_snapshot: 'snap-a',
-      to_snapshot: 'snap-b',
-      files: [
-        { change: PARSER_CHANGE, patch: PARSER_PATCH, truncated: false },
-        {
-          change: {
-            path: 'src/lexer.rs',
-            old_path: 'src/lex.rs',
-            status: 'renamed',
-            added: 0,
-            removed: 0,
-            binary: false,
-          },
-          patch: '',
-          truncated: false,
+      sibling_ids: ['bs1'],
+      summary: 'The branch left behind read the parser.',
+    };
+    return { ...view, entries: [...view.entries, summary] };
+  },
+  preview_restore: ({ nodeId }) => ({
+    node_id: nodeId,
+    snapshot: 'snap-a',
+    changes: [
+      { path: 'src/parser.rs', write: true, changed_outside: false },
+      { path: 'src/scratch.rs', write: false, changed_outside: false },
+    ],
+  }),
+  restore_files: ({ nodeId, visit }) => ({
+    restore: { ...RESTORED, node_id: nodeId },
+    visit: visit ? landedAt(TREE, nodeId) : null,
+  }),
+  undo_restore: () => ({
+    ...RESTORED,
+    node_id: null,
+    undo: RESTORED.restored,
+    restored: RESTORED.undo,
+  }),
+  // No restore yet: the panel shows no "Undo restore" until one is done.
+  can_undo_restore: () => false,
+  diff_nodes: ({ from, to }) => ({
+    from_node: from,
+    to_node: to,
+    from_snapshot: 'snap-a',
+    to_snapshot: 'snap-b',
+    files: [
+      { change: PARSER_CHANGE, patch: PARSER_PATCH, truncated: false },
+      {
+        change: {
+          path: 'src/lexer.rs',
+          old_path: 'src/lex.rs',
+          status: 'renamed',
+          added: 0,
+          removed: 0,
+          binary: false,
         },
-      ],
-    })),
-    listTools: vi.fn(async (): Promise<ToolList> => ({ tools: TOOLS })),
-    reviewTool: vi.fn(async (approvalId: string): Promise<ToolReview> => {
-      const review = REVIEWS[approvalId];
-      if (!review) throw new original.ArborError('not_found', `no approval ${approvalId}`);
-      return review;
-    }),
-    approveTool: vi.fn(async (approvalId: string): Promise<ToolList> => ({
-      tools: TOOLS.map((tool) =>
-        tool.approval_id === approvalId
-          ? { ...tool, status: 'approved', changed_since_approval: false }
-          : tool,
-      ),
-    })),
-    rejectTool: vi.fn(async (approvalId: string, _reason: string | null): Promise<ToolList> => ({
-      tools: TOOLS.filter((tool) => tool.approval_id !== approvalId),
-    })),
-    revokeTool: vi.fn(async (name: string): Promise<ToolList> => ({
-      tools: TOOLS.filter((tool) => tool.name !== name),
-    })),
-    toolHistory: vi.fn(async (name: string | null): Promise<ToolRun[]> =>
-      TOOL_RUNS.filter((run) => name === null || run.name === name),
+        patch: '',
+        truncated: false,
+      },
+    ],
+  }),
+  list_tools: () => ({ tools: TOOLS }),
+  review_tool: ({ approvalId }) => {
+    const review = REVIEWS[approvalId];
+    if (!review) throw commandError('not_found', `no approval ${approvalId}`);
+    return review;
+  },
+  approve_tool: ({ approvalId }) => ({
+    tools: TOOLS.map((tool) =>
+      tool.approval_id === approvalId
+        ? { ...tool, status: 'approved', changed_since_approval: false }
+        : tool,
     ),
-    summarizeLeft: vi.fn(async () => {
-      const { view } = landedAt(TREE, TREE.leaf_id ?? '');
-      const summary: BranchEntry = {
-        ...view.entries[view.entries.length - 1],
-        node_id: 'bs1',
-        parent_id: TREE.leaf_id,
-        kind: 'branch_summary',
-        message: null,
-        sibling_ids: ['bs1'],
-        summary: 'The branch left behind read the parser.',
-      };
-      return { ...view, entries: [...view.entries, summary] };
-    }),
-  };
+  }),
+  reject_tool: ({ approvalId }) => ({
+    tools: TOOLS.filter((tool) => tool.approval_id !== approvalId),
+  }),
+  revoke_tool: ({ name }) => ({ tools: TOOLS.filter((tool) => tool.name !== name) }),
+  tool_history: ({ name }) => TOOL_RUNS.filter((run) => name === null || run.name === name),
+  set_model: ({ provider, model }) => ({ ...STATE, provider, model }),
+  set_thinking_level: () => STATE,
+  list_models: () => [
+    {
+      provider: 'mock',
+      display_name: 'Mock provider',
+      key: 'not-needed',
+      key_env: null,
+      models: [{ id: 'm1', reasoning: false, images: false, context_window: 32000 }],
+    },
+    {
+      provider: 'openai',
+      display_name: 'OpenAI',
+      key: 'none',
+      key_env: 'OPENAI_API_KEY',
+      models: [{ id: 'gpt-5', reasoning: true, images: true, context_window: 400000 }],
+    },
+  ],
+  list_sessions: () => [],
+  new_session: () => EMPTY_VIEW,
+  switch_session: () => EMPTY_VIEW,
+  rename_session: () => undefined,
+  delete_session: () => undefined,
+  search_sessions: () => [],
+  key_statuses: () => KEYS,
+  set_api_key: ({ provider }) => withSource(provider, 'keychain'),
+  remove_api_key: ({ provider }) => withSource(provider, 'none'),
+  test_api_key: ({ provider }) => ({
+    provider,
+    model: `${provider}/gpt-5`,
+    ok: true,
+    error_class: null,
+    message: null,
+  }),
+  get_settings: () => ({}) as Settings,
+  save_settings: ({ settings }) => settings,
+  add_custom_endpoint: () => KEYS,
+  clone_destination: () => '/home/me/.local/share/arbor/workspaces/owner/repo',
+  clone_repository: () => ({ project: REPO, window: 'this' }),
+  cancel_clone: () => undefined,
+};
+
+/** Answers a command from `ANSWERS`, as a promise (a throwing answer is a rejection). */
+function answer<K extends keyof Commands>(
+  name: K,
+  args: Commands[K]['args'] | undefined,
+): Promise<Commands[K]['response']> {
+  return new Promise((resolve) => {
+    if (!Object.hasOwn(ANSWERS, name)) throw commandError('unknown', `no command ${name}`);
+    resolve(ANSWERS[name]((args ?? {}) as Commands[K]['args']));
+  });
+}
+
+/** The transport the real IPC functions run over in tests: no Tauri, answers from `ANSWERS`. */
+const FAKE_TRANSPORT: Transport = {
+  invoke: (name, args) => answer(name, args),
+  // A Tauri Channel needs Tauri's runtime, which jsdom lacks; the answers only call `onmessage`.
+  channel: (onmessage) => ({ onmessage }) as never,
+};
+
+type Ipc = typeof import('./ipc');
+
+/** Exports of the ipc module that are not IPC functions: kept as they are. */
+const NOT_IPC_FUNCTIONS = new Set(['ArborError', 'toArborError', 'setTransport']);
+
+/**
+ * The ipc module for a test (`vi.mock('./ipc', …)` with the original module): its own functions,
+ * each a `vi.fn`, over the fake transport.
+ */
+export function fakeIpc(original: Ipc): Ipc {
+  listener = null;
+  original.setTransport(FAKE_TRANSPORT);
+  const fake: Record<string, unknown> = { ...original };
+  for (const [name, value] of Object.entries(original)) {
+    if (typeof value === 'function' && !NOT_IPC_FUNCTIONS.has(name)) fake[name] = vi.fn(value);
+  }
+  // Hand-written: the real `pickFolder` opens the dialog plugin, which talks to Tauri itself (no
+  // command of the table, not through the transport). The fake user cancels.
+  fake.pickFolder = vi.fn(async () => null);
+  return fake as Ipc;
 }
 
 const USAGE = {

@@ -37,14 +37,21 @@ import type {
   ThinkingLevel,
 } from './wire';
 import type { Commands } from './generated/commands';
+import type { ErrorCode } from './generated/ErrorCode';
 
 export type * from './wire';
 
+/**
+ * A failure's code: one of Rust's `ErrorCode`s (generated, so `tsc` checks every comparison),
+ * or `unknown` for a failure that did not come from Rust as `{code, message}`.
+ */
+export type FailureCode = ErrorCode | 'unknown';
+
 /** Every failed call into Rust surfaces as an `ArborError` with a stable `code`. */
 export class ArborError extends Error {
-  readonly code: string;
+  readonly code: FailureCode;
 
-  constructor(code: string, message: string) {
+  constructor(code: FailureCode, message: string) {
     super(message);
     this.name = 'ArborError';
     this.code = code;
@@ -59,7 +66,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function toArborError(raw: unknown): ArborError {
   if (raw instanceof ArborError) return raw;
   if (isRecord(raw) && typeof raw.code === 'string' && typeof raw.message === 'string') {
-    return new ArborError(raw.code, raw.message);
+    // Rust's `CommandError` always sends one of its `ErrorCode`s.
+    return new ArborError(raw.code as ErrorCode, raw.message);
   }
   if (typeof raw === 'string') {
     return new ArborError('unknown', raw || 'Unknown error');
@@ -88,6 +96,34 @@ async function call<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /**
+ * How the functions below reach Rust: a command of the table by name, and the Channel a command
+ * streams over. In the app it is always Tauri's.
+ */
+export interface Transport {
+  invoke<K extends keyof Commands>(
+    name: K,
+    args: Commands[K]['args'] | undefined,
+  ): Promise<Commands[K]['response']>;
+  channel<T>(onmessage: (message: T) => void): Channel<T>;
+}
+
+const tauri: Transport = {
+  invoke: (name, args) => invoke(name, args),
+  channel: (onmessage) => new Channel(onmessage),
+};
+
+let transport: Transport = tauri;
+
+/**
+ * The test seam, for `ui/src/test-ipc.ts` only: jsdom has no Tauri, so component tests run these
+ * very functions over a fake transport that answers from the command table. `null` puts Tauri's
+ * back. The app never calls it.
+ */
+export function setTransport(fake: Transport | null): void {
+  transport = fake ?? tauri;
+}
+
+/**
  * Calls a command of the shell's table (`generated/commands.ts`, made from
  * `src-tauri/src/command_table.rs`): `tsc` checks its name, its arguments and its answer.
  */
@@ -95,7 +131,7 @@ function command<K extends keyof Commands>(
   name: K,
   ...args: keyof Commands[K]['args'] extends never ? [] : [Commands[K]['args']]
 ): Promise<Commands[K]['response']> {
-  return call(() => invoke<Commands[K]['response']>(name, args[0]));
+  return call(() => transport.invoke(name, args[0]));
 }
 
 export function appInfo(): Promise<AppInfo> {
@@ -142,8 +178,7 @@ export function startSession(
   sessionId: string | null,
   onevent: (event: SessionEvent) => void,
 ): Promise<SessionView> {
-  const events = new Channel<SessionEvent>();
-  events.onmessage = onevent;
+  const events = transport.channel(onevent);
   return command('start_session', { sessionId, events });
 }
 
@@ -278,8 +313,7 @@ export function cloneRepository(
   form: CloneForm,
   onProgress: (progress: CloneProgress) => void,
 ): Promise<OpenedProject> {
-  const progress = new Channel<CloneProgress>();
-  progress.onmessage = onProgress;
+  const progress = transport.channel(onProgress);
   return command('clone_repository', { form, progress });
 }
 

@@ -23,6 +23,7 @@ export type { FilesRestored } from './generated/FilesRestored';
 export type { ImageContent } from './generated/ImageContent';
 export type { JsonValue } from './generated/serde_json/JsonValue';
 export type { KeychainProblem } from './generated/KeychainProblem';
+export type { ErrorCode } from './generated/ErrorCode';
 export type { KeyCheck } from './generated/KeyCheck';
 export type { KeyStatusList } from './generated/KeyStatusList';
 export type { LlmError } from './generated/LlmError';

@@ -164,9 +164,9 @@ describe('the tree panel store', () => {
   it('summarises the branch left behind once, and keeps the offer when that fails', async () => {
     const store = await loaded();
     await store.visit(turnIn(store, 'a1'));
-    vi.mocked(ipc.summarizeLeft).mockRejectedValueOnce(new ipc.ArborError('llm', 'down'));
+    vi.mocked(ipc.summarizeLeft).mockRejectedValueOnce(new ipc.ArborError('network', 'down'));
     await store.summarize();
-    expect(onerror).toHaveBeenCalledWith(expect.objectContaining({ code: 'llm' }));
+    expect(onerror).toHaveBeenCalledWith(expect.objectContaining({ code: 'network' }));
     expect(store.leftLeaf).toBe('a1b');
     expect(store.summarizing).toBe(false);
 

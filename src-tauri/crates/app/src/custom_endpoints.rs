@@ -2,6 +2,7 @@
 //! four wire protocols) to `models.json`, checked by the same loader that reads the file, so a
 //! bad endpoint gets the error a hand-edited file would and nothing is written.
 
+use arbor_error_code::ErrorCode;
 use std::path::Path;
 
 use arbor_llm::catalog::{Catalog, CatalogError, CUSTOM_FILE_NAME};
@@ -23,11 +24,11 @@ pub enum EndpointError {
 }
 
 impl EndpointError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            EndpointError::Invalid(_) => "invalid_endpoint",
-            EndpointError::Catalog(_) => "catalog",
-            EndpointError::Write { .. } => "io",
+            EndpointError::Invalid(_) => ErrorCode::InvalidEndpoint,
+            EndpointError::Catalog(_) => ErrorCode::Catalog,
+            EndpointError::Write { .. } => ErrorCode::Io,
         }
     }
 }

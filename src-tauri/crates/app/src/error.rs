@@ -2,6 +2,7 @@
 //! front ends to branch on. Messages are neutral; each front end adds its own hint (the CLI
 //! names its flags, the desktop its buttons).
 
+use arbor_error_code::ErrorCode;
 use arbor_llm::catalog::CatalogError;
 use arbor_llm::LlmError;
 use arbor_store::StoreError;
@@ -79,56 +80,56 @@ pub enum AppError {
 
 impl AppError {
     /// A stable, machine-readable code (snake_case).
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            AppError::NoDataDir => "no_data_dir",
-            AppError::Catalog(_) => "catalog",
+            AppError::NoDataDir => ErrorCode::NoDataDir,
+            AppError::Catalog(_) => ErrorCode::Catalog,
             AppError::Selection(error) => error.code(),
             AppError::Secret(error) => error.code(),
             AppError::Settings(error) => error.code(),
             AppError::Endpoint(error) => error.code(),
-            AppError::EmptyKey => "empty_key",
+            AppError::EmptyKey => ErrorCode::EmptyKey,
             AppError::Clone(error) => error.code(),
-            AppError::Unsupported(_) => "unsupported",
+            AppError::Unsupported(_) => ErrorCode::Unsupported,
             AppError::Project(error) => error.code(),
             AppError::Store(error) => store_code(error),
             AppError::Sessions(SessionsError::Store(error)) => store_code(error),
-            AppError::Sessions(SessionsError::Busy) | AppError::Busy => "busy",
-            AppError::Sessions(SessionsError::NoSession) => "no_session",
-            AppError::Sessions(SessionsError::NothingToRegenerate) => "nothing_to_regenerate",
-            AppError::Sessions(SessionsError::Decode(_)) => "corrupt",
+            AppError::Sessions(SessionsError::Busy) | AppError::Busy => ErrorCode::Busy,
+            AppError::Sessions(SessionsError::NoSession) => ErrorCode::NoSession,
+            AppError::Sessions(SessionsError::NothingToRegenerate) => ErrorCode::NothingToRegenerate,
+            AppError::Sessions(SessionsError::Decode(_)) => ErrorCode::Corrupt,
             AppError::Sessions(SessionsError::Snapshot(error)) => error.code(),
             AppError::Toolbox(error) => error.code(),
-            AppError::Sessions(SessionsError::NoCodeState(_)) => "no_code_state",
-            AppError::Sessions(SessionsError::NoCodeTracking) => "no_code_tracking",
-            AppError::Sessions(SessionsError::StoreFailed(_)) => "store_failed",
-            AppError::Compaction(CompactionError::Busy) => "busy",
-            AppError::Compaction(CompactionError::Aborted) => "aborted",
-            AppError::Compaction(CompactionError::NothingToCompact { .. }) => "nothing_to_compact",
-            AppError::Compaction(_) => "compaction",
-            AppError::Tools(_) => "unknown_tool",
-            AppError::Client(error) => error.class(),
+            AppError::Sessions(SessionsError::NoCodeState(_)) => ErrorCode::NoCodeState,
+            AppError::Sessions(SessionsError::NoCodeTracking) => ErrorCode::NoCodeTracking,
+            AppError::Sessions(SessionsError::StoreFailed(_)) => ErrorCode::StoreFailed,
+            AppError::Compaction(CompactionError::Busy) => ErrorCode::Busy,
+            AppError::Compaction(CompactionError::Aborted) => ErrorCode::Aborted,
+            AppError::Compaction(CompactionError::NothingToCompact { .. }) => ErrorCode::NothingToCompact,
+            AppError::Compaction(_) => ErrorCode::Compaction,
+            AppError::Tools(_) => ErrorCode::UnknownTool,
+            AppError::Client(error) => error.code(),
             AppError::ExportOption(error) => error.code(),
-            AppError::Write(_) => "io",
-            AppError::Import(_) => "invalid_import",
-            AppError::NotStored => "not_stored",
-            AppError::NotAttached => "not_attached",
-            AppError::NothingToExport => "no_session",
-            AppError::NoProject => "no_project",
-            AppError::NotAWebLink(_) => "invalid_link",
-            AppError::NotAUserMessage(_) | AppError::NotAnAnswer(_) => "invalid_node",
-            AppError::NotOnBranch(_) => "not_on_branch",
-            AppError::Task(_) => "internal",
+            AppError::Write(_) => ErrorCode::Io,
+            AppError::Import(_) => ErrorCode::InvalidImport,
+            AppError::NotStored => ErrorCode::NotStored,
+            AppError::NotAttached => ErrorCode::NotAttached,
+            AppError::NothingToExport => ErrorCode::NoSession,
+            AppError::NoProject => ErrorCode::NoProject,
+            AppError::NotAWebLink(_) => ErrorCode::InvalidLink,
+            AppError::NotAUserMessage(_) | AppError::NotAnAnswer(_) => ErrorCode::InvalidNode,
+            AppError::NotOnBranch(_) => ErrorCode::NotOnBranch,
+            AppError::Task(_) => ErrorCode::Internal,
         }
     }
 }
 
-fn store_code(error: &StoreError) -> &'static str {
+fn store_code(error: &StoreError) -> ErrorCode {
     match error {
-        StoreError::NotFound { .. } => "not_found",
-        StoreError::AmbiguousId { .. } | StoreError::InvalidId { .. } => "invalid_id",
-        StoreError::Busy { .. } => "store_busy",
-        StoreError::ReadOnly { .. } | StoreError::DataDir { .. } => "data_dir",
-        _ => "store",
+        StoreError::NotFound { .. } => ErrorCode::NotFound,
+        StoreError::AmbiguousId { .. } | StoreError::InvalidId { .. } => ErrorCode::InvalidId,
+        StoreError::Busy { .. } => ErrorCode::StoreBusy,
+        StoreError::ReadOnly { .. } | StoreError::DataDir { .. } => ErrorCode::DataDir,
+        _ => ErrorCode::Store,
     }
 }

@@ -2,6 +2,7 @@
 //! the CLI's working directory. [`check_folder`] validates; [`super::ArborApp::open_project`]
 //! also records the project in the store.
 
+use arbor_error_code::ErrorCode;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -41,14 +42,14 @@ pub enum ProjectError {
 }
 
 impl ProjectError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
             ProjectError::Empty | ProjectError::Relative(_) | ProjectError::NoHome(_) => {
-                "invalid_path"
+                ErrorCode::InvalidPath
             }
-            ProjectError::NotFound(_) => "not_found",
-            ProjectError::NotADirectory(_) => "not_a_directory",
-            ProjectError::Io { .. } | ProjectError::Interrupted(_) => "io",
+            ProjectError::NotFound(_) => ErrorCode::NotFound,
+            ProjectError::NotADirectory(_) => ErrorCode::NotADirectory,
+            ProjectError::Io { .. } | ProjectError::Interrupted(_) => ErrorCode::Io,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! catalogue and the provider keys (environment, then keychain). Both front ends resolve models here, so a model change is
 //! one code path.
 
+use arbor_error_code::ErrorCode;
 use arbor_llm::catalog::{Catalog, CatalogError};
 use arbor_llm::{Api, Model};
 
@@ -51,12 +52,12 @@ pub enum SelectionError {
 }
 
 impl SelectionError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            SelectionError::Catalog(CatalogError::UnknownModel { .. }) => "unknown_model",
-            SelectionError::Catalog(CatalogError::UnknownProvider { .. }) => "unknown_provider",
-            SelectionError::Catalog(_) => "catalog",
-            SelectionError::MissingKey { .. } => "missing_key",
+            SelectionError::Catalog(CatalogError::UnknownModel { .. }) => ErrorCode::UnknownModel,
+            SelectionError::Catalog(CatalogError::UnknownProvider { .. }) => ErrorCode::UnknownProvider,
+            SelectionError::Catalog(_) => ErrorCode::Catalog,
+            SelectionError::MissingKey { .. } => ErrorCode::MissingKey,
         }
     }
 }

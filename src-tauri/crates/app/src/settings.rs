@@ -1,6 +1,7 @@
 //! [`Settings`]: the user's preferences that both front ends read, kept in `settings.json` in
 //! the data folder (never a key: keys live in the keychain).
 
+use arbor_error_code::ErrorCode;
 use std::path::{Path, PathBuf};
 
 pub use arbor_protocol::views::settings::Settings;
@@ -31,11 +32,11 @@ pub enum SettingsError {
 }
 
 impl SettingsError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            SettingsError::Read { .. } | SettingsError::Write { .. } => "io",
-            SettingsError::Invalid { .. } => "invalid_settings",
-            SettingsError::Value(_) => "invalid_settings",
+            SettingsError::Read { .. } | SettingsError::Write { .. } => ErrorCode::Io,
+            SettingsError::Invalid { .. } => ErrorCode::InvalidSettings,
+            SettingsError::Value(_) => ErrorCode::InvalidSettings,
         }
     }
 }

@@ -64,7 +64,7 @@ impl ArborApp {
             .collect();
         let github = self.github_status();
         let keychain_error = self.keys.last_error().map(|error| KeychainProblem {
-            code: error.code().to_owned(),
+            code: error.code(),
             message: error.to_string(),
         });
         KeyStatusList {

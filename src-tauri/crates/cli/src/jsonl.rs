@@ -1,6 +1,7 @@
 //! JSON lines on stdout for `--mode json` and `--mode rpc`: one writer task so events and
 //! responses never interleave mid-line, and the session header.
 
+use arbor_protocol::ErrorCode;
 use std::io::Write;
 
 use serde_json::{json, Value};
@@ -69,6 +70,7 @@ pub fn parse_error(line: &str, error: &serde_json::Error) -> Value {
         "type": "response",
         "command": Value::Null,
         "success": false,
+        "code": ErrorCode::InvalidCommand,
         "error": format!("invalid command: {error}. Each line must be one JSON object such as {{\"type\":\"prompt\",\"message\":\"hi\"}}; got: {shown}"),
     })
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use arbor_app::export::{ExportFormat, ExportScope};
 use arbor_app::{AppError, LiveSession, NavigationWithFiles, ProviderKeys};
 use arbor_llm::catalog::Catalog;
-use arbor_protocol::{Command, CommandEnvelope};
+use arbor_protocol::{Command, CommandEnvelope, ErrorCode};
 use serde_json::{json, Value};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::RwLock;
@@ -46,22 +46,36 @@ impl Reply {
                 json!({"type": "response", "id": id, "command": kind, "success": true, "data": data})
             }
             Err(error) => {
-                json!({"type": "response", "id": id, "command": kind, "success": false, "error": error.to_string()})
+                // The session API's errors carry their code; anything else is a bug here.
+                let code = error
+                    .downcast_ref::<Failure>()
+                    .map_or(ErrorCode::Internal, |failure| failure.code);
+                json!({"type": "response", "id": id, "command": kind, "success": false, "code": code, "error": error.to_string()})
             }
         });
     }
 }
 
+/// A failed command: its stable code and what to do, as the response's `code` and `error`.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+struct Failure {
+    code: ErrorCode,
+    message: String,
+}
+
 /// The session API's error with the CLI's hints.
 fn describe(error: &AppError) -> anyhow::Error {
-    match error {
-        AppError::NotStored => anyhow::anyhow!("sessions are off (--no-session)"),
-        AppError::NotAttached => anyhow::anyhow!("compaction is not set up"),
-        AppError::Busy => {
-            anyhow::anyhow!("the agent is busy: send steer or follow_up, or abort first")
-        }
-        other => anyhow::anyhow!("{other}"),
-    }
+    let message = match error {
+        AppError::NotStored => "sessions are off (--no-session)".to_owned(),
+        AppError::NotAttached => "compaction is not set up".to_owned(),
+        AppError::Busy => "the agent is busy: send steer or follow_up, or abort first".to_owned(),
+        other => other.to_string(),
+    };
+    anyhow::Error::new(Failure {
+        code: error.code(),
+        message,
+    })
 }
 
 fn data(value: Result<impl serde::Serialize, AppError>) -> anyhow::Result<Value> {
@@ -142,7 +156,7 @@ fn invalid_line(line: &str, error: &serde_json::Error) -> Value {
     let mut reply = match kind {
         // A known command with wrong fields: say which command.
         Some(kind) => json!({"type": "response", "command": kind, "success": false,
-            "error": format!("invalid {kind} command: {error}")}),
+            "code": ErrorCode::InvalidCommand, "error": format!("invalid {kind} command: {error}")}),
         None => parse_error(line, error),
     };
     if let Some(id) = parsed.as_ref().and_then(|v| v.get("id").cloned()) {
@@ -198,7 +212,12 @@ async fn handle(
             };
             let selection = match selection::select(&resolver.catalog, &args, &resolver.keys) {
                 Ok(selection) => selection,
-                Err(error) => return Some(Err(error.into())),
+                Err(error) => {
+                    return Some(Err(anyhow::Error::new(Failure {
+                        code: error.code(),
+                        message: error.to_string(),
+                    })))
+                }
             };
             let answer = json!({"provider": selection.model.provider, "model": selection.model.id});
             let mut live = session.write().await;

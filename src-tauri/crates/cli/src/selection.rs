@@ -19,6 +19,22 @@ pub enum SelectionError {
     MissingKey { provider: String, env: String },
 }
 
+impl SelectionError {
+    /// The session API's code for the same failure (RPC responses carry it).
+    pub fn code(&self) -> arbor_protocol::ErrorCode {
+        match self {
+            SelectionError::Catalog(CatalogError::UnknownModel { .. }) => {
+                arbor_protocol::ErrorCode::UnknownModel
+            }
+            SelectionError::Catalog(CatalogError::UnknownProvider { .. }) => {
+                arbor_protocol::ErrorCode::UnknownProvider
+            }
+            SelectionError::Catalog(_) => arbor_protocol::ErrorCode::Catalog,
+            SelectionError::MissingKey { .. } => arbor_protocol::ErrorCode::MissingKey,
+        }
+    }
+}
+
 /// The request the model flags make.
 pub fn request(args: &ModelArgs) -> ModelRequest {
     ModelRequest {

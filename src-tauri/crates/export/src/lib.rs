@@ -63,6 +63,7 @@ mod jsonl;
 mod markdown;
 mod render;
 
+use arbor_error_code::ErrorCode;
 use arbor_store::{Node, Session, Store, StoreError};
 
 pub use jsonl::{import_jsonl, normalize_jsonl, ImportError, JSONL_VERSION};
@@ -165,8 +166,8 @@ pub enum UnknownExportOption {
 }
 
 impl UnknownExportOption {
-    pub fn code(&self) -> &'static str {
-        "invalid_export_option"
+    pub fn code(&self) -> ErrorCode {
+        ErrorCode::InvalidExportOption
     }
 }
 

@@ -20,6 +20,7 @@
 
 mod prelude;
 
+use arbor_error_code::ErrorCode;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -164,15 +165,15 @@ pub enum SandboxError {
 
 impl SandboxError {
     /// A stable, machine-readable code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            SandboxError::Script(_) => "script_error",
-            SandboxError::Time(_) => "time_limit",
-            SandboxError::Memory(_) => "memory_limit",
-            SandboxError::Stack(_) => "stack_limit",
-            SandboxError::Output(_) => "output_limit",
-            SandboxError::Aborted => "aborted",
-            SandboxError::Engine(_) => "sandbox",
+            SandboxError::Script(_) => ErrorCode::ScriptError,
+            SandboxError::Time(_) => ErrorCode::TimeLimit,
+            SandboxError::Memory(_) => ErrorCode::MemoryLimit,
+            SandboxError::Stack(_) => ErrorCode::StackLimit,
+            SandboxError::Output(_) => ErrorCode::OutputLimit,
+            SandboxError::Aborted => ErrorCode::Aborted,
+            SandboxError::Engine(_) => ErrorCode::Sandbox,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The classified error every failure ends up as. Each variant's message says what to do.
 
+use arbor_error_code::ErrorCode;
 use serde::{Deserialize, Serialize};
 
 /// Why a request failed. Serializable so it can travel inside [`crate::AssistantEvent::Error`].
@@ -76,20 +77,25 @@ impl LlmError {
         }
     }
 
-    /// A short stable name for the class (`rate_limited`, `context_overflow`…), for logs and UIs.
-    pub fn class(&self) -> &'static str {
+    /// The class as a stable code (`rate_limited`, `context_overflow`…), for logs and UIs.
+    pub fn code(&self) -> ErrorCode {
         match self {
-            LlmError::Authentication { .. } => "authentication",
-            LlmError::RateLimited { .. } => "rate_limited",
-            LlmError::QuotaExceeded { .. } => "quota_exceeded",
-            LlmError::Overloaded { .. } => "overloaded",
-            LlmError::ContextOverflow { .. } => "context_overflow",
-            LlmError::InvalidRequest { .. } => "invalid_request",
-            LlmError::Refused { .. } => "refused",
-            LlmError::Network { .. } => "network",
-            LlmError::Provider { .. } => "provider",
-            LlmError::Aborted => "aborted",
+            LlmError::Authentication { .. } => ErrorCode::Authentication,
+            LlmError::RateLimited { .. } => ErrorCode::RateLimited,
+            LlmError::QuotaExceeded { .. } => ErrorCode::QuotaExceeded,
+            LlmError::Overloaded { .. } => ErrorCode::Overloaded,
+            LlmError::ContextOverflow { .. } => ErrorCode::ContextOverflow,
+            LlmError::InvalidRequest { .. } => ErrorCode::InvalidRequest,
+            LlmError::Refused { .. } => ErrorCode::Refused,
+            LlmError::Network { .. } => ErrorCode::Network,
+            LlmError::Provider { .. } => ErrorCode::Provider,
+            LlmError::Aborted => ErrorCode::Aborted,
         }
+    }
+
+    /// [`LlmError::code`]'s name (`rate_limited`, `context_overflow`…).
+    pub fn class(&self) -> &'static str {
+        self.code().as_str()
     }
 }
 

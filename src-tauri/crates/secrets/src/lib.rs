@@ -19,6 +19,7 @@ mod memory;
 pub mod redact;
 pub mod tool_env;
 
+use arbor_error_code::ErrorCode;
 pub use keychain::KeychainStore;
 pub use memory::{MemoryStore, SessionOverlay};
 pub use redact::{Redactor, REDACTED};
@@ -104,13 +105,13 @@ pub enum SecretError {
 
 impl SecretError {
     /// A stable, machine-readable code (snake_case).
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            SecretError::Unavailable { .. } => "keychain_unavailable",
-            SecretError::Locked { .. } => "keychain_locked",
-            SecretError::TooLong { .. } => "key_too_long",
-            SecretError::Malformed => "key_malformed",
-            SecretError::Platform { .. } => "keychain",
+            SecretError::Unavailable { .. } => ErrorCode::KeychainUnavailable,
+            SecretError::Locked { .. } => ErrorCode::KeychainLocked,
+            SecretError::TooLong { .. } => ErrorCode::KeyTooLong,
+            SecretError::Malformed => ErrorCode::KeyMalformed,
+            SecretError::Platform { .. } => ErrorCode::Keychain,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! a content hash), proposals waiting for the user, decisions, and the tools offered to the
 //! model (only approved ones whose files are still exactly the approved files).
 
+use arbor_error_code::ErrorCode;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,18 +42,18 @@ pub enum ToolboxError {
 }
 
 impl ToolboxError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            ToolboxError::Store(StoreError::NotFound { .. }) => "not_found",
+            ToolboxError::Store(StoreError::NotFound { .. }) => ErrorCode::NotFound,
             ToolboxError::Store(StoreError::InvalidId { .. } | StoreError::AmbiguousId { .. }) => {
-                "invalid_id"
+                ErrorCode::InvalidId
             }
-            ToolboxError::Store(_) => "store",
-            ToolboxError::Invalid { .. } => "invalid_tool",
-            ToolboxError::UnknownTool(_) => "unknown_tool",
-            ToolboxError::NotPending { .. } => "not_pending",
-            ToolboxError::Write { .. } => "io",
-            ToolboxError::Corrupt(_) => "corrupt",
+            ToolboxError::Store(_) => ErrorCode::Store,
+            ToolboxError::Invalid { .. } => ErrorCode::InvalidTool,
+            ToolboxError::UnknownTool(_) => ErrorCode::UnknownTool,
+            ToolboxError::NotPending { .. } => ErrorCode::NotPending,
+            ToolboxError::Write { .. } => ErrorCode::Io,
+            ToolboxError::Corrupt(_) => ErrorCode::Corrupt,
         }
     }
 }

@@ -243,6 +243,7 @@ async fn json_mode_reads_commands_and_survives_malformed_lines() {
     assert_eq!(lines[0]["type"], "session");
     assert_eq!(lines[0]["tools"], json!([]));
     assert_eq!(lines[1]["success"], false, "{}", lines[1]);
+    assert_eq!(lines[1]["code"], "invalid_command", "{}", lines[1]);
     assert!(lines[1]["error"]
         .as_str()
         .unwrap()

@@ -235,6 +235,8 @@ async fn rpc_goes_to_a_node_with_its_files_and_undoes_it() {
         )
         .await;
     assert_eq!(refused["success"], false, "{refused}");
+    // The refusal names its code, so a front end can offer "overwrite" without parsing words.
+    assert_eq!(refused["code"], "changed_outside", "{refused}");
     assert!(refused["error"].to_string().contains("a.txt"), "{refused}");
     assert_eq!(read(dir.path(), "a.txt").as_deref(), Some("mine\n"));
 
@@ -252,5 +254,6 @@ async fn rpc_goes_to_a_node_with_its_files_and_undoes_it() {
         )
         .await;
     assert_eq!(bad["success"], false, "{bad}");
+    assert_eq!(bad["code"], "invalid_command", "{bad}");
     rpc.finish().await;
 }

@@ -88,6 +88,7 @@ async fn rpc_compacts_labels_exports_and_summarises_a_branch_left() {
     let mut rpc = Rpc::start(&arbor, dir.path(), &endpoint);
     let early = rpc.call("c0", json!({"type": "compact"})).await;
     assert_eq!(early["success"], false);
+    assert_eq!(early["code"], "nothing_to_compact", "{early}");
     assert!(
         early["error"]
             .as_str()

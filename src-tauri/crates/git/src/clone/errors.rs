@@ -1,6 +1,7 @@
 //! [`CloneError`]: why a clone failed, in the user's terms, each with what to do; and
 //! [`classify`], which reads git's errors.
 
+use arbor_error_code::ErrorCode;
 use std::path::{Path, PathBuf};
 
 use super::CloneSource;
@@ -59,22 +60,22 @@ pub enum CloneError {
 }
 
 impl CloneError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            CloneError::InvalidSource { .. } => "invalid_source",
-            CloneError::SshUnsupported { .. } => "ssh_unsupported",
-            CloneError::CredentialsInUrl => "credentials_in_url",
-            CloneError::InvalidDestination { .. } => "invalid_destination",
-            CloneError::DestinationExists { .. } => "destination_exists",
-            CloneError::AlreadyCloned { .. } => "already_cloned",
-            CloneError::NotFound { .. } => "not_found",
-            CloneError::AuthFailed { .. } => "auth_failed",
-            CloneError::AuthRequired { .. } => "auth_required",
-            CloneError::Network { .. } => "network",
-            CloneError::DiskFull { .. } => "disk_full",
-            CloneError::Cancelled => "cancelled",
-            CloneError::Io { .. } => "io",
-            CloneError::Git(_) => "git",
+            CloneError::InvalidSource { .. } => ErrorCode::InvalidSource,
+            CloneError::SshUnsupported { .. } => ErrorCode::SshUnsupported,
+            CloneError::CredentialsInUrl => ErrorCode::CredentialsInUrl,
+            CloneError::InvalidDestination { .. } => ErrorCode::InvalidDestination,
+            CloneError::DestinationExists { .. } => ErrorCode::DestinationExists,
+            CloneError::AlreadyCloned { .. } => ErrorCode::AlreadyCloned,
+            CloneError::NotFound { .. } => ErrorCode::NotFound,
+            CloneError::AuthFailed { .. } => ErrorCode::AuthFailed,
+            CloneError::AuthRequired { .. } => ErrorCode::AuthRequired,
+            CloneError::Network { .. } => ErrorCode::Network,
+            CloneError::DiskFull { .. } => ErrorCode::DiskFull,
+            CloneError::Cancelled => ErrorCode::Cancelled,
+            CloneError::Io { .. } => ErrorCode::Io,
+            CloneError::Git(_) => ErrorCode::Git,
         }
     }
 

@@ -32,6 +32,7 @@ mod restore;
 mod scan;
 mod tracker;
 
+use arbor_error_code::ErrorCode;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -130,17 +131,17 @@ pub enum SnapshotError {
 
 impl SnapshotError {
     /// A stable, machine-readable code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            SnapshotError::Workspace { .. } => "snapshot_workspace",
-            SnapshotError::Store { .. } => "snapshot_store",
-            SnapshotError::UnknownSnapshot(_) => "unknown_snapshot",
-            SnapshotError::IgnorePattern(_) => "invalid_ignore",
-            SnapshotError::ChangedOutside { .. } => "changed_outside",
-            SnapshotError::Io { .. } => "io",
-            SnapshotError::NothingToUndo => "nothing_to_undo",
-            SnapshotError::TooLarge { .. } => "workspace_too_large",
-            SnapshotError::Git(_) => "git",
+            SnapshotError::Workspace { .. } => ErrorCode::SnapshotWorkspace,
+            SnapshotError::Store { .. } => ErrorCode::SnapshotStore,
+            SnapshotError::UnknownSnapshot(_) => ErrorCode::UnknownSnapshot,
+            SnapshotError::IgnorePattern(_) => ErrorCode::InvalidIgnore,
+            SnapshotError::ChangedOutside { .. } => ErrorCode::ChangedOutside,
+            SnapshotError::Io { .. } => ErrorCode::Io,
+            SnapshotError::NothingToUndo => ErrorCode::NothingToUndo,
+            SnapshotError::TooLarge { .. } => ErrorCode::WorkspaceTooLarge,
+            SnapshotError::Git(_) => ErrorCode::Git,
         }
     }
 

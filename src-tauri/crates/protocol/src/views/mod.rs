@@ -160,7 +160,7 @@ pub struct KeyStatusList {
 /// The keychain's last error, as front ends show it.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct KeychainProblem {
-    pub code: String,
+    pub code: crate::ErrorCode,
     pub message: String,
 }
 
