@@ -115,6 +115,7 @@ command_table! {
     commands::open_external [app] (url: String) -> ();
     session_commands::start_session [window state] (session_id: Option<String>, events => SessionEvent) -> SessionView;
     session_commands::session_view [window state] () -> SessionView;
+    session_commands::session_state [window state] () -> SessionState;
     session_commands::prompt [window state] (message: String, images: Vec<ImageContent>) -> ();
     session_commands::steer [window state] (message: String) -> ();
     session_commands::follow_up [window state] (message: String) -> ();

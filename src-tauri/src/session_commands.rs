@@ -116,6 +116,16 @@ pub async fn session_view(window: Window, state: State<'_, DesktopState>) -> Res
     with_session(&state, &window, |s| s.view()).await
 }
 
+/// The chat header's figures alone (after a run: cost and context use, without the branch the
+/// stream already delivered).
+#[tauri::command]
+pub async fn session_state(
+    window: Window,
+    state: State<'_, DesktopState>,
+) -> Result<SessionState> {
+    with_session(&state, &window, |s| Ok(s.session_state())).await
+}
+
 #[tauri::command]
 pub async fn prompt(
     window: Window,

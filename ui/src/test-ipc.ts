@@ -114,6 +114,7 @@ export const ANSWERS: FakeAnswers = {
     return EMPTY_VIEW;
   },
   session_view: () => EMPTY_VIEW,
+  session_state: () => STATE,
   prompt: () => undefined,
   steer: () => undefined,
   follow_up: () => undefined,

@@ -186,6 +186,11 @@ export function sessionView(): Promise<SessionView> {
   return command('session_view');
 }
 
+/** The chat header's figures alone (cost, context use), e.g. after a run. */
+export function sessionState(): Promise<SessionState> {
+  return command('session_state');
+}
+
 export function prompt(message: string, images: ImageContent[] = []): Promise<void> {
   return command('prompt', { message, images });
 }

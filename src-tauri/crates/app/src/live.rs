@@ -11,6 +11,7 @@ use arbor_protocol::{AgentEvent, CodingEvent, SessionEvent};
 use arbor_store::Store;
 
 use crate::selection::Selection;
+use crate::tree_view::with_node_views;
 use crate::AppError;
 use arbor_coding::secrets::{Redactor, ToolEnvironment};
 use arbor_coding::{
@@ -247,8 +248,19 @@ impl LiveSession {
             *slot = Some(sink.clone());
         }
         let coding = sink.clone();
-        let coding_sink: EventSink =
-            Arc::new(move |event: &CodingEvent| coding(&SessionEvent::Coding(event.clone())));
+        // A stored node's event carries its siblings and tree view, so front ends do not read
+        // the session again after a run. (The recorder holds this sink and the sink a handle on
+        // the recorder: `detach` drops the sink, which ends the cycle.)
+        let views_from = self.recorder.clone();
+        let coding_sink: EventSink = Arc::new(move |event: &CodingEvent| {
+            let event = match (event, &views_from) {
+                (CodingEvent::NodeAppended { .. }, Some(recorder)) => {
+                    recorder.with_store(|store| with_node_views(store, event))
+                }
+                _ => event.clone(),
+            };
+            coding(&SessionEvent::Coding(event))
+        });
         if let Some(recorder) = &self.recorder {
             recorder.set_sink(Some(coding_sink.clone()));
         }

@@ -1,6 +1,7 @@
 //! What a window's tree panel shows: every node of the session with its parent, kind, first line
 //! and label, and the current leaf — and going to a node from it.
 
+use arbor_protocol::CodingEvent;
 use tokio_util::sync::CancellationToken;
 
 use crate::commands::deliver_export;
@@ -64,23 +65,7 @@ impl LiveSession {
             .into_iter()
             .map(|node| {
                 let figures = usage.get(&node.id).copied().unwrap_or_default();
-                // A record that does not parse shows no files rather than failing the tree.
-                let files = node
-                    .files
-                    .as_deref()
-                    .and_then(|json| serde_json::from_str(json).ok())
-                    .unwrap_or_default();
-                TreeNodeView {
-                    files,
-                    tokens: figures.tokens,
-                    cost: figures.cost,
-                    id: node.id,
-                    parent_id: node.parent_id,
-                    kind: node_kind(node.kind),
-                    first_line: node.first_line,
-                    label: node.label,
-                    aborted: node.aborted,
-                }
+                tree_node_view(node, figures)
             })
             .collect();
         Ok(SessionTreeView {
@@ -140,5 +125,51 @@ impl LiveSession {
         let compactor = self.compactor()?;
         summarize_left_branch(&compactor, &self.agent, old_leaf, cancel).await?;
         self.view()
+    }
+}
+
+/// A stored node's tree row and usage as the tree panel shows it.
+fn tree_node_view(node: arbor_store::TreeNode, usage: arbor_store::NodeUsage) -> TreeNodeView {
+    // A record that does not parse shows no files rather than failing the tree.
+    let files = node
+        .files
+        .as_deref()
+        .and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_default();
+    TreeNodeView {
+        files,
+        tokens: usage.tokens,
+        cost: usage.cost,
+        id: node.id,
+        parent_id: node.parent_id,
+        kind: node_kind(node.kind),
+        first_line: node.first_line,
+        label: node.label,
+        aborted: node.aborted,
+    }
+}
+
+/// `event` with what front ends need of a stored node filled in (its siblings and tree view),
+/// read from `store`; any other event, or a node that cannot be read, goes on as it is (the
+/// front end then reads the tree as before).
+pub(crate) fn with_node_views(store: &arbor_store::Store, event: &CodingEvent) -> CodingEvent {
+    let CodingEvent::NodeAppended {
+        node_id,
+        parent_id,
+        session_id,
+        ..
+    } = event
+    else {
+        return event.clone();
+    };
+    match store.appended_node(node_id) {
+        Ok(appended) => CodingEvent::NodeAppended {
+            node_id: node_id.clone(),
+            parent_id: parent_id.clone(),
+            session_id: session_id.clone(),
+            sibling_ids: Some(appended.sibling_ids),
+            node: Some(tree_node_view(appended.node, appended.usage)),
+        },
+        Err(_) => event.clone(),
     }
 }

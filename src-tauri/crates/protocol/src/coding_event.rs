@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::event::AgentEvent;
+use crate::views::branch::TreeNodeView;
 
 /// Why a compaction ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -18,14 +19,25 @@ pub enum CompactionReason {
 
 /// Events of the coding layer, sent to front ends beside the agent's events. Serialized flat
 /// with a snake_case `"type"`, like [`AgentEvent`], so both share one stream.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum CodingEvent {
-    /// A node was stored (after the message's `message_end`, or a model/thinking change).
+    /// A node was stored (after the message's `message_end`, or a model/thinking change). A
+    /// live session's stream carries what the chat and the tree panel need of it, so neither
+    /// reads the session again after a run: its siblings and its tree view.
     NodeAppended {
         node_id: String,
         parent_id: Option<String>,
         session_id: String,
+        /// The children of its parent of the same kind, oldest first (this node among them):
+        /// a regenerated answer's `‹ 2/2 ›`. Absent when the stream could not read them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional = nullable)]
+        sibling_ids: Option<Vec<String>>,
+        /// The node as the tree panel shows it (first line, tokens, cost, files changed).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional = nullable)]
+        node: Option<TreeNodeView>,
     },
     /// Storing a message failed (full disk, damaged database, a message too large): the run
     /// is stopped, nothing more of it is stored, and the conversation in memory goes back to

@@ -279,6 +279,33 @@ fn coding_events_share_the_session_stream_flat() {
             node_id: "n1".into(),
             parent_id: None,
             session_id: "s1".into(),
+            sibling_ids: None,
+            node: None,
+        }),
+        // As a live session sends it: with its siblings and its tree view.
+        SessionEvent::Coding(CodingEvent::NodeAppended {
+            node_id: "a2".into(),
+            parent_id: Some("u1".into()),
+            session_id: "s1".into(),
+            sibling_ids: Some(vec!["a1".into(), "a2".into()]),
+            node: Some(arbor_protocol::views::branch::TreeNodeView {
+                id: "a2".into(),
+                parent_id: Some("u1".into()),
+                kind: arbor_protocol::views::branch::NodeKind::Assistant,
+                first_line: "Done: the test passes.".into(),
+                label: None,
+                aborted: false,
+                tokens: 1200,
+                cost: 0.0042,
+                files: vec![arbor_protocol::views::code::FileChange {
+                    path: "src/lib.rs".into(),
+                    old_path: None,
+                    status: arbor_protocol::views::code::ChangeStatus::Modified,
+                    added: 3,
+                    removed: 1,
+                    binary: false,
+                }],
+            }),
         }),
         SessionEvent::Coding(CodingEvent::CompactionStart {
             reason: CompactionReason::Manual,

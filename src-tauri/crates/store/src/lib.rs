@@ -78,6 +78,7 @@
 //! [`Store::context_json`] is the one exception: the context as [`ContextNode`]s whose JSON is
 //! handed out unchecked, for a caller that parses every message anyway (resuming a session).
 
+mod appended;
 mod code;
 mod context;
 mod db;
@@ -93,6 +94,7 @@ mod stats;
 mod tools;
 mod tree;
 
+pub use appended::AppendedNode;
 pub use db::{Store, APPLICATION_ID, BUSY_TIMEOUT, DB_FILE_NAME, SCHEMA_VERSION};
 pub use error::{Result, StoreError};
 pub use import::{ImportedNode, ImportedSession};

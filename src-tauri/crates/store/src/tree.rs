@@ -12,7 +12,7 @@ use crate::model::{first_line, NodeKind, OutlineNode, Session, SessionTree, Tree
 use crate::sessions::{load_session, resolve_node_in};
 
 /// Longest `first_line` in a tree, in characters.
-const TREE_LINE_MAX_CHARS: usize = 120;
+pub(crate) const TREE_LINE_MAX_CHARS: usize = 120;
 
 impl Store {
     /// Every node of a session (without contents) with labels and the leaf marked; parents

@@ -42,6 +42,7 @@ export interface Commands {
   open_external: { args: { url: string }; response: void };
   start_session: { args: { sessionId: string | null; events: Channel<SessionEvent> }; response: SessionView };
   session_view: { args: Record<never, never>; response: SessionView };
+  session_state: { args: Record<never, never>; response: SessionState };
   prompt: { args: { message: string; images: Array<ImageContent> }; response: void };
   steer: { args: { message: string }; response: void };
   follow_up: { args: { message: string }; response: void };
@@ -101,6 +102,7 @@ export const COMMAND_NAMES = [
   'open_external',
   'start_session',
   'session_view',
+  'session_state',
   'prompt',
   'steer',
   'follow_up',

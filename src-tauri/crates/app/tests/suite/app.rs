@@ -96,6 +96,27 @@ async fn one_stream_puts_each_node_appended_right_after_its_message_end() {
         .collect();
     let stored: Vec<String> = view.entries.iter().map(|e| e.node_id.clone()).collect();
     assert_eq!(appended, stored);
+    // Each node_appended carries what reading the tree and the branch gives (its tree view
+    // with tokens, cost and the files the tool call changed; its siblings), so front ends need
+    // not read them again after a run.
+    let tree = session.tree_view().unwrap();
+    let carried: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::Coding(CodingEvent::NodeAppended {
+                node, sibling_ids, ..
+            }) => Some((node.clone().unwrap(), sibling_ids.clone().unwrap())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        carried.iter().map(|(node, _)| node.clone()).collect::<Vec<_>>(),
+        tree.nodes
+    );
+    for ((_, siblings), entry) in carried.iter().zip(&view.entries) {
+        assert_eq!(siblings, &entry.sibling_ids);
+    }
+    assert!(carried[3].0.tokens > 0 && carried[3].0.cost > 0.0);
     assert!(view.state.cost > 0.0, "priced usage is counted");
     assert_eq!(view.state.model, "plain");
     assert!(view.state.context_tokens > 0);
@@ -201,6 +222,23 @@ async fn edits_and_regenerations_are_siblings_the_view_can_switch_between() {
         view.entries[1].sibling_ids,
         [answer_id.clone(), view.entries[1].node_id.clone()]
     );
+    // The stream said so already: the new answer's node_appended names both siblings, so a
+    // window shows `‹ 2/2 ›` without reading the branch again.
+    let carried = setup
+        .events()
+        .into_iter()
+        .rev()
+        .find_map(|event| match event {
+            SessionEvent::Coding(CodingEvent::NodeAppended {
+                node_id,
+                sibling_ids,
+                ..
+            }) => Some((node_id, sibling_ids)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(carried.0, view.entries[1].node_id);
+    assert_eq!(carried.1.as_deref(), Some(view.entries[1].sibling_ids.as_slice()));
 
     // Bad input: editing an answer, regenerating a question.
     assert_eq!(

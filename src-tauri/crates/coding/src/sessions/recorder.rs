@@ -272,6 +272,9 @@ impl SessionRecorder {
             node_id: node.id.clone(),
             parent_id: node.parent_id.clone(),
             session_id: node.session_id.clone(),
+            // The session API fills these in for its front ends.
+            sibling_ids: None,
+            node: None,
         });
     }
 
@@ -619,11 +622,15 @@ mod tests {
                     node_id: first.id.clone(),
                     parent_id: None,
                     session_id: session.id.clone(),
+                    sibling_ids: None,
+                    node: None,
                 },
                 CodingEvent::NodeAppended {
                     node_id: second.id.clone(),
                     parent_id: Some(first.id.clone()),
                     session_id: session.id.clone(),
+                    sibling_ids: None,
+                    node: None,
                 },
             ]
         );

@@ -65,7 +65,7 @@ pub struct BranchEntry {
 }
 
 /// One node of the tree panel.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct TreeNodeView {
     pub id: String,
     pub parent_id: Option<String>,
