@@ -102,9 +102,13 @@ impl LiveSession {
         Ok(())
     }
 
+    /// RPC `get_tree`: [`LiveSession::tree_view`], `null` before the first message (and an
+    /// error without sessions, as every stored-session command).
     pub fn tree(&self) -> Result<TreeInfo, AppError> {
+        self.recorder()?;
+        let view = self.tree_view()?;
         Ok(TreeInfo {
-            tree: self.recorder()?.tree()?,
+            tree: view.session_id.is_some().then_some(view),
         })
     }
 

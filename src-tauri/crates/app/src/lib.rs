@@ -70,7 +70,7 @@ pub use selection::{select, ModelRequest, Selection, SelectionError};
 pub use settings::{Settings, SettingsError, SettingsFile};
 /// Every answer front ends are shown, by concern (the wire's, re-exported here).
 pub use arbor_protocol::views;
-pub use tree_view::{NodeVisit, SessionTreeDelta, SessionTreeView, TreeNodeView};
+pub use tree_view::{stored_tree_view, NodeVisit, SessionTreeDelta, SessionTreeView, TreeNodeView};
 pub use user_config::{KeyStatusList, KeychainProblem, GITHUB_TOKEN_VARIABLES};
 pub use view::{BranchEntry, BranchPage, SessionState, SessionView, VIEW_TAIL};
 

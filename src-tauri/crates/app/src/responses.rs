@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use arbor_store::SessionTree;
+use crate::tree_view::SessionTreeView;
 use serde::Serialize;
 
 /// `abort`: how many queued messages were dropped.
@@ -22,10 +22,13 @@ pub struct ModelInfo {
     pub model: String,
 }
 
-/// `get_tree`: `null` before the first message.
+/// `get_tree`: the tree panel's view of the session ([`LiveSession::tree_view`]); `null`
+/// before the first message.
+///
+/// [`LiveSession::tree_view`]: crate::LiveSession::tree_view
 #[derive(Debug, Clone, Serialize)]
 pub struct TreeInfo {
-    pub tree: Option<SessionTree>,
+    pub tree: Option<SessionTreeView>,
 }
 
 /// `navigate`.

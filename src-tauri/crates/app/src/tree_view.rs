@@ -54,26 +54,19 @@ impl LiveSession {
         let Some(session_id) = recorder.session_id() else {
             return Ok(empty);
         };
-        let (tree, usage) = recorder.with_store(|store| {
-            Ok::<_, arbor_store::StoreError>((
-                store.session_tree_from(&session_id, from)?,
-                store.node_usage(&session_id)?,
-            ))
-        })?;
-        let nodes = tree
-            .nodes
-            .into_iter()
-            .map(|node| {
-                let figures = usage.get(&node.id).copied().unwrap_or_default();
-                tree_node_view(node, figures)
-            })
-            .collect();
-        Ok(SessionTreeView {
-            session_id: Some(session_id),
-            // This window's own place (another process may have moved the stored leaf).
-            leaf_id: self.recorder()?.leaf(),
-            nodes,
-        })
+        let (_, mut view) =
+            recorder.with_store(|store| stored_tree_view_from(store, &session_id, from))?;
+        // This window's own place (another process may have moved the stored leaf).
+        view.leaf_id = recorder.leaf();
+        Ok(view)
+    }
+
+    /// The current session's title (`None` before its first message, or without sessions).
+    pub fn session_title(&self) -> Result<Option<String>, AppError> {
+        match &self.recorder {
+            Some(recorder) => Ok(recorder.session()?.map(|session| session.title)),
+            None => Ok(None),
+        }
     }
 
     /// Goes to `node_id` (the navigate rule: to a user message, the leaf moves to its parent and
@@ -126,6 +119,42 @@ impl LiveSession {
         summarize_left_branch(&compactor, &self.agent, old_leaf, cancel).await?;
         self.view()
     }
+}
+
+/// A stored session's tree as front ends show it, with the session's title (the CLI's `arbor
+/// tree`, which reads the store without a live session): the same view as
+/// [`LiveSession::tree_view`], with the stored leaf.
+pub fn stored_tree_view(
+    store: &arbor_store::Store,
+    session_id: &str,
+) -> Result<(String, SessionTreeView), AppError> {
+    Ok(stored_tree_view_from(store, session_id, 0)?)
+}
+
+/// [`stored_tree_view`] from the `from`-th node on.
+fn stored_tree_view_from(
+    store: &arbor_store::Store,
+    session_id: &str,
+    from: usize,
+) -> Result<(String, SessionTreeView), arbor_store::StoreError> {
+    let tree = store.session_tree_from(session_id, from)?;
+    let usage = store.node_usage(&tree.session.id)?;
+    let nodes = tree
+        .nodes
+        .into_iter()
+        .map(|node| {
+            let figures = usage.get(&node.id).copied().unwrap_or_default();
+            tree_node_view(node, figures)
+        })
+        .collect();
+    Ok((
+        tree.session.title,
+        SessionTreeView {
+            session_id: Some(tree.session.id),
+            leaf_id: tree.session.leaf_id,
+            nodes,
+        },
+    ))
 }
 
 /// A stored node's tree row and usage as the tree panel shows it.

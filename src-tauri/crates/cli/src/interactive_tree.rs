@@ -90,7 +90,12 @@ fn goto_with_files(session: &LiveSession, argument: &str) -> anyhow::Result<Stri
 pub(crate) fn session_command(name: &str, argument: &str, session: &LiveSession, out: &Console) {
     let result: anyhow::Result<String> = (|| match name {
         "tree" => Ok(match session.tree()?.tree {
-            Some(tree) => crate::stored::render_tree(&tree).trim_end().to_owned(),
+            Some(tree) => {
+                let title = session.session_title()?.unwrap_or_default();
+                crate::stored::render_tree(&title, &tree)
+                    .trim_end()
+                    .to_owned()
+            }
             None => "(no messages yet)".to_owned(),
         }),
         "goto" if argument.is_empty() => Err(anyhow::anyhow!(

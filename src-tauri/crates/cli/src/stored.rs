@@ -5,7 +5,8 @@ use std::io::Write;
 use std::path::Path;
 
 use arbor_app::SessionStart;
-use arbor_store::{SearchHit, SearchOptions, SessionSummary, SessionTree, Store};
+use arbor_app::SessionTreeView;
+use arbor_store::{SearchHit, SearchOptions, SessionSummary, Store};
 
 use crate::args::SessionArgs;
 use arbor_app::LiveSession;
@@ -94,11 +95,12 @@ fn write_sessions(
 /// `arbor tree ID [--json]`.
 pub fn tree(data_dir: &Path, id: &str, json: bool, out: &mut impl Write) -> anyhow::Result<()> {
     let store = crate::config::open_store_for_reading(data_dir)?;
-    let tree = store.session_tree(id)?;
     if json {
+        let tree = store.session_tree(id)?;
         writeln!(out, "{}", serde_json::to_string_pretty(&tree)?)?;
     } else {
-        out.write_all(render_tree(&tree).as_bytes())?;
+        let (title, tree) = arbor_app::stored_tree_view(&store, id)?;
+        out.write_all(render_tree(&title, &tree).as_bytes())?;
     }
     Ok(())
 }
@@ -142,7 +144,7 @@ fn write_hits(hits: &[SearchHit], out: &mut impl Write) -> std::io::Result<()> {
 /// A session tree as text: one node per line (`id  role: first line`), a linear stretch at one
 /// indentation, each branch of a fork indented under `├─`/`└─`, the leaf marked `*`, labels in
 /// brackets, aborted answers marked.
-pub fn render_tree(tree: &SessionTree) -> String {
+pub fn render_tree(title: &str, tree: &SessionTreeView) -> String {
     use std::collections::HashMap;
     let nodes = &tree.nodes;
     let mut children: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
@@ -152,12 +154,9 @@ pub fn render_tree(tree: &SessionTree) -> String {
             .or_default()
             .push(i);
     }
-    let title = if tree.session.title.is_empty() {
-        "(untitled)"
-    } else {
-        &tree.session.title
-    };
-    let mut text = format!("session {}  {title}\n", tree.session.id);
+    let title = if title.is_empty() { "(untitled)" } else { title };
+    let session_id = tree.session_id.as_deref().unwrap_or("(new)");
+    let mut text = format!("session {session_id}  {title}\n");
     if nodes.is_empty() {
         text.push_str("(no messages)\n");
         return text;
@@ -168,7 +167,8 @@ pub fn render_tree(tree: &SessionTree) -> String {
     push_children(&mut stack, &roots, "");
     while let Some((i, prefix, connector)) = stack.pop() {
         let node = &nodes[i];
-        let marker = if node.is_leaf { "* " } else { "  " };
+        let is_leaf = tree.leaf_id.as_deref() == Some(node.id.as_str());
+        let marker = if is_leaf { "* " } else { "  " };
         let role = node.kind.as_str();
         text.push_str(&format!(
             "{marker}{prefix}{connector}{}  {role}: {}",
@@ -180,7 +180,7 @@ pub fn render_tree(tree: &SessionTree) -> String {
         if node.aborted {
             text.push_str("  (aborted)");
         }
-        if node.is_leaf {
+        if is_leaf {
             text.push_str("  ← leaf");
         }
         text.push('\n');
@@ -234,46 +234,35 @@ pub fn format_time(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbor_store::{NodeKind, Session, TreeNode};
+    use arbor_app::views::branch::{NodeKind, TreeNodeView};
 
-    fn node(id: &str, parent: Option<&str>, kind: NodeKind, line: &str, leaf: bool) -> TreeNode {
-        TreeNode {
+    fn node(id: &str, parent: Option<&str>, kind: NodeKind, line: &str) -> TreeNodeView {
+        TreeNodeView {
             id: id.into(),
             parent_id: parent.map(Into::into),
             kind,
-            role: kind.default_role().map(Into::into),
             first_line: line.into(),
             label: None,
             aborted: false,
-            is_leaf: leaf,
-            created_at: 0,
-            files: None,
+            tokens: 0,
+            cost: 0.0,
+            files: Vec::new(),
         }
     }
 
     #[test]
     fn trees_indent_only_at_forks_and_mark_the_leaf() {
-        let session = Session {
-            id: "s1".into(),
-            project_id: "p".into(),
-            title: "hello".into(),
-            title_is_custom: false,
+        let tree = SessionTreeView {
+            session_id: Some("s1".into()),
             leaf_id: Some("d".into()),
-            model: None,
-            thinking_level: None,
-            created_at: 0,
-            updated_at: 0,
-        };
-        let tree = SessionTree {
-            session,
             nodes: vec![
-                node("a", None, NodeKind::User, "hello", false),
-                node("b", Some("a"), NodeKind::Assistant, "hi", false),
-                node("c", Some("a"), NodeKind::Assistant, "hey", false),
-                node("d", Some("c"), NodeKind::User, "more", true),
+                node("a", None, NodeKind::User, "hello"),
+                node("b", Some("a"), NodeKind::Assistant, "hi"),
+                node("c", Some("a"), NodeKind::Assistant, "hey"),
+                node("d", Some("c"), NodeKind::User, "more"),
             ],
         };
-        let text = render_tree(&tree);
+        let text = render_tree("hello", &tree);
         assert_eq!(
             text,
             "session s1  hello\n  a  user: hello\n  ├─ b  assistant: hi\n  └─ c  assistant: hey\n*    d  user: more  ← leaf\n"

@@ -191,11 +191,12 @@ async fn rpc_compacts_labels_exports_and_summarises_a_branch_left() {
     assert_eq!(nav["success"], true, "{nav}");
     assert_eq!(nav["data"]["editor_text"], "question-two");
     let tree = rpc.call("t3", json!({"type": "get_tree"})).await;
+    let leaf_id = tree["data"]["tree"]["leaf_id"].clone();
     let leaf = tree["data"]["tree"]["nodes"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|n| n["is_leaf"] == true)
+        .find(|n| n["id"] == leaf_id)
         .unwrap()
         .clone();
     assert_eq!(leaf["kind"], "branch_summary");

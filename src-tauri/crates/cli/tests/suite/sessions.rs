@@ -371,7 +371,10 @@ async fn rpc_navigates_forks_and_shows_the_tree() {
     assert_eq!(regen["data"]["user_node_id"], nodes[2]["id"]);
     let roots = nodes.iter().filter(|n| n["parent_id"].is_null()).count();
     assert_eq!(roots, 2, "the edit is a sibling branch");
-    let leaf = nodes.iter().find(|n| n["is_leaf"] == true).unwrap();
+    let leaf = nodes
+        .iter()
+        .find(|n| n["id"] == tree["data"]["tree"]["leaf_id"])
+        .unwrap();
     assert_eq!(leaf["first_line"], "answer regenerated");
     let edited_user = nodes
         .iter()
@@ -395,7 +398,7 @@ async fn rpc_navigates_forks_and_shows_the_tree() {
     assert_eq!(nav["data"]["message_count"], 2);
 
     // Fork the current path into a new session, then switch back.
-    let original = tree["data"]["tree"]["session"]["id"]
+    let original = tree["data"]["tree"]["session_id"]
         .as_str()
         .unwrap()
         .to_owned();

@@ -25,6 +25,22 @@ pub enum NodeKind {
     Label,
 }
 
+impl NodeKind {
+    /// The kind as it is sent (`user`, `tool_result`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeKind::User => "user",
+            NodeKind::Assistant => "assistant",
+            NodeKind::ToolResult => "tool_result",
+            NodeKind::ModelChange => "model_change",
+            NodeKind::ThinkingLevelChange => "thinking_level_change",
+            NodeKind::Compaction => "compaction",
+            NodeKind::BranchSummary => "branch_summary",
+            NodeKind::Label => "label",
+        }
+    }
+}
+
 /// The current branch of a session, root to leaf (its last `arbor_app::VIEW_TAIL` entries), and the
 /// session's state.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]

@@ -55,11 +55,10 @@ impl Rpc {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
         let mut seen = Vec::new();
         loop {
-            let line = tokio::time::timeout_at(deadline, self.stdout.next_line())
-                .await
-                .expect("rpc timed out")
-                .unwrap()
-                .expect("stdout closed");
+            let Ok(line) = tokio::time::timeout_at(deadline, self.stdout.next_line()).await else {
+                panic!("rpc timed out; the lines read while waiting: {seen:#?}");
+            };
+            let line = line.unwrap().expect("stdout closed");
             let value: Value = serde_json::from_str(&line).unwrap();
             let done = stop(&value);
             seen.push(value);
