@@ -11,9 +11,9 @@ use tauri::ipc::Channel;
 use tauri::{AppHandle, State, Window};
 
 use crate::commands::place_project;
-use arbor_app::views::OpenedProject;
 use crate::error::CommandError;
 use crate::state::DesktopState;
+use arbor_app::views::OpenedProject;
 
 type Result<T> = std::result::Result<T, CommandError>;
 

@@ -26,15 +26,15 @@ use crate::tree_commands;
 use arbor_app::clone::CloneProgress;
 use arbor_app::sessions::{NodeDiff, RestoreInfo, RestorePreview};
 use arbor_app::skills::{ToolList, ToolReview};
+use arbor_app::views::branch::SearchHit;
+use arbor_app::views::clone::CloneForm;
+use arbor_app::views::tools::ToolRun;
+use arbor_app::views::{AppInfo, OpenedProject};
 use arbor_app::{
     BranchComparison, BranchEntry, BranchPage, CustomEndpoint, FilesRestored, KeyCheck,
     KeyStatusList, ModelGroup, NodeVisit, ProjectInfo, RecentProject, SessionListItem,
     SessionState, SessionTreeDelta, SessionTreeView, SessionView, Settings,
 };
-use arbor_app::views::branch::SearchHit;
-use arbor_app::views::clone::CloneForm;
-use arbor_app::views::tools::ToolRun;
-use arbor_app::views::{AppInfo, OpenedProject};
 use arbor_protocol::{ImageContent, SessionEvent, ThinkingLevel};
 
 /// One row of the table as the UI sees it: argument names as the webview sends them

@@ -5,14 +5,14 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use arbor_app::views::branch::SearchHit;
 use arbor_app::DEFAULT_TOOLS;
 use arbor_app::{
     blocking, AppError, BranchPage, LiveSession, ModelGroup, ModelRequest, SessionConfig,
     SessionListItem, SessionStart, SessionState, SessionView,
 };
-use arbor_protocol::{ImageContent, ThinkingLevel};
 use arbor_protocol::SessionEvent;
-use arbor_app::views::branch::SearchHit;
+use arbor_protocol::{ImageContent, ThinkingLevel};
 use tauri::ipc::Channel;
 use tauri::{State, Window};
 use tokio::sync::RwLock;
@@ -119,10 +119,7 @@ pub async fn session_view(window: Window, state: State<'_, DesktopState>) -> Res
 /// The chat header's figures alone (after a run: cost and context use, without the branch the
 /// stream already delivered).
 #[tauri::command]
-pub async fn session_state(
-    window: Window,
-    state: State<'_, DesktopState>,
-) -> Result<SessionState> {
+pub async fn session_state(window: Window, state: State<'_, DesktopState>) -> Result<SessionState> {
     with_session(&state, &window, |s| Ok(s.session_state())).await
 }
 

@@ -1,10 +1,10 @@
 //! What the shell keeps per process and per window: the session API's app object, and for each
 //! window its project and live session. No agent logic lives here.
 
+use arbor_protocol::ErrorCode;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
-use arbor_protocol::ErrorCode;
 
 use arbor_app::{ArborApp, LiveSession, ProjectInfo};
 use tokio::sync::RwLock;

@@ -6,6 +6,7 @@ import type { SessionEvent, SessionState, SessionView, ThinkingLevel } from '../
 import {
   applyEvents,
   fromView,
+  needsStoredView,
   prependPage,
   truncateFrom,
   type ChatItem,
@@ -101,7 +102,12 @@ export class ChatStore {
     // once no run streams into it (a streaming message is not in the store yet).
     if (events.some((event) => event.type === 'session_written_elsewhere')) this.externalVersion++;
     const ended = events.some((event) => event.type === 'agent_end');
-    if (ended || (this.model.reloadWanted && !this.model.running)) void this.refresh();
+    if (this.model.reloadWanted && !this.model.running) void this.refresh();
+    else if (ended) {
+      // The stream carried the run's nodes with their siblings: only the header's figures
+      // (cost, context use) are read, unless the stream left something out (`needsStoredView`).
+      void (needsStoredView(this.model) ? this.refresh() : this.#settle());
+    }
   }
 
   /** Replaces the model with a stored view (keeping the keys of messages already shown). */
@@ -127,10 +133,22 @@ export class ChatStore {
     return this.model.items.length - model.items.length;
   }
 
-  /** After a run: the stored branch is the truth (node ids, siblings, context use, cost). */
+  /** The stored branch read again: the truth (node ids, siblings, context use, cost). After a
+   * run the stream could not show in full, a failed command, another writer. */
   async refresh(): Promise<void> {
     const view = await ipc.sessionView();
     if (this.model && !this.model.running) this.show(view);
+  }
+
+  /** After a run the stream showed in full: the header's figures, read alone. */
+  async #settle(): Promise<void> {
+    const sessionId = this.model?.sessionId;
+    const state = await ipc.sessionState();
+    // Not over a chat shown since (another session) or a run started since (its end reads them).
+    if (!this.model || this.model.sessionId !== sessionId || this.model.running) return;
+    this.setState(state);
+    // As after a reload: the session list may have changed (its cost, its order).
+    this.listVersion++;
   }
 
   setState(state: SessionState): void {

@@ -5,14 +5,17 @@ import type {
   AgentMessage,
   AssistantContent,
   BranchEntry,
+  NodeKind,
   SessionEvent,
   SessionState,
   SessionView,
+  TreeNodeView,
 } from '../ipc/wire';
 import {
   applyEvent,
   applyEvents,
   fromView,
+  needsStoredView,
   prependPage,
   toolKey,
   truncateFrom,
@@ -783,5 +786,255 @@ describe('stream notices', () => {
     expect(model.runError).toBeNull();
     const view = { session_id: null, title: null, entries: [], earlier: 0, state: STATE };
     expect(fromView(view, model).streamNotice?.count).toBe(2);
+  });
+});
+
+/** A node's tree view as the stream carries it. */
+function nodeView(id: string, parentId: string | null, kind: NodeKind): TreeNodeView {
+  return {
+    id,
+    parent_id: parentId,
+    kind,
+    first_line: `${kind} ${id}`,
+    label: null,
+    aborted: false,
+    tokens: 0,
+    cost: 0,
+    files: [],
+  };
+}
+
+/** A recorded stream as the session API now sends it: each `node_appended` with the node's tree
+ * view and its siblings (here the node alone, as for a first answer). The recordings predate
+ * the two fields and are left as recorded. */
+function withViews(events: SessionEvent[]): SessionEvent[] {
+  let role: AgentMessage['role'] | null = null;
+  return events.map((event) => {
+    if (event.type === 'message_end') role = event.message.role;
+    if (event.type !== 'node_appended') return event;
+    const kind: NodeKind = role === 'custom' || role === null ? 'user' : role;
+    role = null;
+    return {
+      ...event,
+      sibling_ids: [event.node_id],
+      node: nodeView(event.node_id, event.parent_id, kind),
+    };
+  });
+}
+
+/** The recorded session's id (every recording made a new session). */
+function sessionOf(events: SessionEvent[]): string {
+  const appended = events.find((event) => event.type === 'node_appended');
+  return appended?.type === 'node_appended' ? appended.session_id : '';
+}
+
+/** The chat of the recorded session, already open (its id known) with nothing shown yet. */
+function openOn(sessionId: string): ChatModel {
+  return fromView({
+    session_id: sessionId,
+    title: 'A chat',
+    entries: [],
+    earlier: 0,
+    state: STATE,
+  });
+}
+
+describe('a stream carrying the stored nodes', () => {
+  const stored: SessionView = {
+    session_id: 's1',
+    title: 'A chat',
+    earlier: 0,
+    state: STATE,
+    entries: [
+      entry('u1', null, userMessage('hello')),
+      entry('a1', 'u1', answer([{ type: 'text', text: 'first answer' }])),
+    ],
+  };
+  const second = answer([{ type: 'text', text: 'second answer' }]);
+  const regenerated: SessionEvent[] = [
+    { type: 'agent_start' },
+    { type: 'message_start', message: second },
+    { type: 'message_end', message: second },
+    {
+      type: 'node_appended',
+      node_id: 'a2',
+      parent_id: 'u1',
+      session_id: 's1',
+      sibling_ids: ['a1', 'a2'],
+      node: nodeView('a2', 'u1', 'assistant'),
+    },
+    { type: 'agent_end', messages: [], status: 'completed' },
+  ];
+
+  function regenerate(events: SessionEvent[] = regenerated): ChatModel {
+    const model = fromView(stored);
+    return applyEvents(truncateFrom(model, model.items[1].key), events);
+  }
+
+  it('gives a regenerated answer its siblings at once (‹ 2/2 ›), as the stored view would', () => {
+    const model = regenerate();
+    expect(model.items.map((item) => [item.nodeId, item.siblings])).toEqual([
+      ['u1', ['u1']],
+      ['a2', ['a1', 'a2']],
+    ]);
+    expect(model.leafId).toBe('a2');
+    expect(model.running).toBe(false);
+    expect(needsStoredView(model)).toBe(false);
+    // What reading the stored view would show: the same items, kept as they are.
+    const view = {
+      ...stored,
+      entries: [stored.entries[0], { ...entry('a2', 'u1', second), sibling_ids: ['a1', 'a2'] }],
+    };
+    const reloaded = fromView(view, model);
+    expect(reloaded.items).toEqual(model.items);
+    expect(reloaded.items[1]).toBe(model.items[1]);
+    expect(reloaded.leafId).toBe(model.leafId);
+  });
+
+  it('without the siblings (an older stream) keeps the node alone and reads the view after', () => {
+    const old = regenerated.map((event) =>
+      event.type === 'node_appended'
+        ? { type: event.type, node_id: event.node_id, parent_id: 'u1', session_id: 's1' }
+        : event,
+    ) as SessionEvent[];
+    const model = regenerate(old);
+    expect(model.items[1]).toMatchObject({ nodeId: 'a2', siblings: ['a2'] });
+    expect(model.readAfterRun).toBe(true);
+    expect(needsStoredView(model)).toBe(true);
+    // Siblings without the node's view, or the view without siblings: read it too.
+    const halves = regenerated.map((event) =>
+      event.type === 'node_appended' ? { ...event, node: null } : event,
+    );
+    expect(regenerate(halves).items[1].siblings).toEqual(['a1', 'a2']);
+    expect(needsStoredView(regenerate(halves))).toBe(true);
+    const noSiblings = regenerated.map((event) =>
+      event.type === 'node_appended' ? { ...event, sibling_ids: null } : event,
+    );
+    expect(needsStoredView(regenerate(noSiblings))).toBe(true);
+  });
+
+  it('of a recorded tool run shows what the stored view would, and needs no reload', () => {
+    const events = recording('tools');
+    const model = applyEvents(openOn(sessionOf(events)), withViews(events));
+    expect(needsStoredView(model)).toBe(false);
+    const view: SessionView = {
+      session_id: model.sessionId,
+      title: 'A chat',
+      earlier: 0,
+      state: STATE,
+      entries: storedEntries(events),
+    };
+    const reloaded = fromView(view, model);
+    expect(reloaded.items.map((item) => [item.key, item.nodeId, item.siblings])).toEqual(
+      model.items.map((item) => [item.key, item.nodeId, item.siblings]),
+    );
+    // Every message item kept as it streamed; the tool results are in their cards.
+    reloaded.items.forEach((item, i) => expect(item).toBe(model.items[i]));
+    expect(reloaded.leafId).toBe(model.leafId);
+    expect(reloaded.leafId).toBe(view.entries.at(-1)?.node_id);
+    for (const [key, tool] of Object.entries(reloaded.tools)) {
+      expect(model.tools[key]).toMatchObject({ status: tool.status, result: tool.result });
+    }
+  });
+
+  it('still reads the view after the recorded streams as they are (without the views)', () => {
+    for (const name of ['markdown', 'tools', 'failure']) {
+      const events = recording(name);
+      const model = applyEvents(openOn(sessionOf(events)), events);
+      expect(model.running).toBe(false);
+      expect(needsStoredView(model)).toBe(true);
+    }
+  });
+
+  it('reads the view after the first run of a new chat (its title) and after a compaction', () => {
+    const events = withViews(recording('markdown'));
+    expect(needsStoredView(applyEvents(empty(), events))).toBe(true);
+    const plain = applyEvents(openOn(sessionOf(events)), events);
+    expect(needsStoredView(plain)).toBe(false);
+
+    const compacted = applyEvents(plain, [
+      { type: 'agent_start' },
+      { type: 'compaction_start', reason: 'threshold' },
+      {
+        type: 'compaction_end',
+        reason: 'threshold',
+        tokens_before: 9000,
+        tokens_after: 1200,
+        summary: 'We talked.',
+        node_id: 'c1',
+      },
+      { type: 'agent_end', messages: [], status: 'completed' },
+    ]);
+    expect(needsStoredView(compacted)).toBe(true);
+    // A compaction that failed changed nothing.
+    const failed = applyEvents(plain, [
+      { type: 'agent_start' },
+      { type: 'compaction_end', reason: 'threshold', tokens_before: 9000, error: 'no' },
+      { type: 'agent_end', messages: [], status: 'completed' },
+    ]);
+    expect(needsStoredView(failed)).toBe(false);
+  });
+
+  it('reads the view after a store error, an answer cut off unstored, or another writer', () => {
+    const plain = regenerate();
+    const [start, , end, appended, done] = regenerated;
+    const failed = applyEvents(fromView(stored), [
+      start,
+      { type: 'message_start', message: second },
+      { type: 'message_end', message: second },
+      { type: 'store_error', message: 'disk full' },
+      { type: 'agent_end', messages: [], status: 'aborted', error: { kind: 'aborted' } },
+    ]);
+    expect(failed.readAfterRun).toBe(true);
+    expect(needsStoredView(failed)).toBe(true);
+    // The error dismissed before the run ended: the unsaved turn still asks for the view.
+    expect(needsStoredView({ ...failed, runError: null, readAfterRun: false })).toBe(true);
+
+    // Stopped while streaming: no `message_end`, nothing stored.
+    const cut = applyEvents(fromView(stored), [
+      start,
+      { type: 'message_start', message: second },
+      { type: 'agent_end', messages: [], status: 'aborted', error: { kind: 'aborted' } },
+    ]);
+    expect(cut.items.at(-1)?.nodeId).toBeNull();
+    expect(needsStoredView(cut)).toBe(true);
+
+    const elsewhere = applyEvents(fromView(stored), [
+      start,
+      { type: 'session_written_elsewhere', session_id: 's1' },
+      { type: 'message_start', message: second },
+      end,
+      appended,
+      done,
+    ]);
+    expect(needsStoredView(elsewhere)).toBe(true);
+    expect(needsStoredView(plain)).toBe(false);
+  });
+
+  it('reads the view after a run this window joined late, or a message it did not stream', () => {
+    const joined = fromView({ ...stored, state: { ...STATE, is_streaming: true } });
+    expect(joined.readAfterRun).toBe(true);
+    const [, , , appended, done] = regenerated;
+    expect(needsStoredView(applyEvents(joined, [appended, done]))).toBe(true);
+    // Its next run, seen from its start, does not.
+    const next = applyEvents(applyEvents(joined, [appended, done]), regenerated);
+    expect(needsStoredView(next)).toBe(false);
+
+    // An answer stored that no streamed item waits for.
+    const unseen = applyEvents(fromView(stored), [regenerated[0], appended, done]);
+    expect(unseen.leafId).toBe('a2');
+    expect(needsStoredView(unseen)).toBe(true);
+    // A marker or a tool result is no item: the leaf moves, nothing to read.
+    const marker: SessionEvent = {
+      type: 'node_appended',
+      node_id: 'm1',
+      parent_id: 'a1',
+      session_id: 's1',
+      sibling_ids: ['m1'],
+      node: { ...nodeView('m1', 'a1', 'model_change'), first_line: 'm2' },
+    };
+    const moved = applyEvents(fromView(stored), [regenerated[0], marker, done]);
+    expect(moved.leafId).toBe('m1');
+    expect(needsStoredView(moved)).toBe(false);
   });
 });

@@ -156,6 +156,10 @@ export interface ChatModel {
   externalWrite: ExternalWriteNotice | null;
   /** Another process wrote to the session: read the stored view again once no run is active. */
   reloadWanted: boolean;
+  /** The stream of the current run left out something the stored view shows (an older stream's
+   * `node_appended` without the node's views, a compaction, a stored message this window did
+   * not stream, a new chat's title): the view is read when the run ends (`needsStoredView`). */
+  readAfterRun: boolean;
   /** A turn the store could not save, kept on screen. */
   unsaved: Unsaved | null;
   /** The item whose `node_appended` comes next (it follows its `message_end`). */
@@ -306,6 +310,8 @@ export function fromView(view: SessionView, previous?: ChatModel): ChatModel {
     streamNotice: sameSession ? (previous?.streamNotice ?? null) : null,
     externalWrite: sameSession ? (previous?.externalWrite ?? null) : null,
     reloadWanted: false,
+    // A window opened during a run has not seen its start (nor what it streamed until then).
+    readAfterRun: view.state.is_streaming,
     unsaved,
     awaitingNode: null,
     nextKey,
@@ -641,6 +647,8 @@ export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
         runError: null,
         retry: null,
         liveCalls: new Map(),
+        // A new chat's first message gives it its title, which only the stored view has.
+        readAfterRun: model.sessionId === null,
       };
     case 'message_start':
       return startMessage(model, event.message);
@@ -662,17 +670,8 @@ export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
     }
     case 'message_end':
       return endMessage(model, event.message);
-    case 'node_appended': {
-      const sessionId = event.session_id;
-      // A marker (model or thinking level changed) is a node too: the leaf moves.
-      if (!model.awaitingNode) return { ...model, sessionId, leafId: event.node_id };
-      const items = replaceItem(model, model.awaitingNode, (item) => ({
-        ...item,
-        nodeId: event.node_id,
-        siblings: item.siblings.length ? item.siblings : [event.node_id],
-      }));
-      return { ...model, items, sessionId, leafId: event.node_id, awaitingNode: null };
-    }
+    case 'node_appended':
+      return nodeAppended(model, event);
     case 'tool_execution_start': {
       const key = liveCard(model, event.tool_call_id);
       if (!key) return model;
@@ -768,6 +767,58 @@ export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
   }
 }
 
+/** A node was stored: the item awaiting it gets its id and siblings, and the leaf moves. */
+function nodeAppended(
+  model: ChatModel,
+  event: Extract<SessionEvent, { type: 'node_appended' }>,
+): ChatModel {
+  const sessionId = event.session_id;
+  // The stream carries the node's siblings (`‹ 2/3 ›`) and tree view; an older stream, or a
+  // node the session could not read back, does not: the stored view is read after the run.
+  const carried = event.sibling_ids?.length ? event.sibling_ids : null;
+  let readAfterRun =
+    model.readAfterRun ||
+    !carried ||
+    !event.node ||
+    (model.sessionId !== null && model.sessionId !== sessionId);
+  if (!model.awaitingNode) {
+    // A marker (model or thinking level changed) or a tool result is a node too: the leaf moves.
+    // A message no item awaits (e.g. one that streamed before this window opened) is read.
+    if (!event.node || !NOT_ITEMS.has(event.node.kind)) readAfterRun = true;
+    return { ...model, sessionId, leafId: event.node_id, readAfterRun };
+  }
+  const items = replaceItem(model, model.awaitingNode, (item) => ({
+    ...item,
+    nodeId: event.node_id,
+    siblings: carried ?? (item.siblings.length ? item.siblings : [event.node_id]),
+  }));
+  return { ...model, items, sessionId, leafId: event.node_id, awaitingNode: null, readAfterRun };
+}
+
+/**
+ * Whether the chat must read the stored view after its run ended, rather than only the header's
+ * figures (`sessionState`): the stream showed everything a reload would (node ids, siblings, the
+ * leaf) only when none of these holds.
+ * - the run left something out (`readAfterRun`: an older stream, a compaction — the view's
+ *   entries change —, a message this window did not stream, a new chat's title);
+ * - another process wrote to the session (`reloadWanted`: its turns, its leaf);
+ * - a store write failed (`runError` of kind `store`, `unsaved`): the view keeps the unsaved
+ *   turn on screen under what is stored, and drops what the window thought stored;
+ * - an item has no stored node (an answer cut off before it was stored, a compaction without
+ *   its node): the stored view does not have it;
+ * - no session yet (nothing of the run was stored).
+ */
+export function needsStoredView(model: ChatModel): boolean {
+  return (
+    model.readAfterRun ||
+    model.reloadWanted ||
+    model.runError?.kind === 'store' ||
+    model.unsaved !== null ||
+    model.sessionId === null ||
+    model.items.some((item) => item.nodeId === null)
+  );
+}
+
 /** A store write failed: the run stops, nothing after this point is saved. The turn's items not
  * stored stay on screen (see `Unsaved`), and retrying sends the unsaved prompt again. */
 function storeFailed(model: ChatModel, message: string): ChatModel {
@@ -785,6 +836,7 @@ function storeFailed(model: ChatModel, message: string): ChatModel {
   const previous = model.runError?.kind === 'store' ? model.runError.unsavedPrompt : null;
   return {
     ...model,
+    readAfterRun: true,
     runError: {
       kind: 'store',
       message,
@@ -839,6 +891,9 @@ function compactionEnded(
     items: [...model.items, item],
     leafId: event.node_id ?? model.leafId,
     nextKey,
+    // The stored view after a compaction differs from what streamed (its summary node, the
+    // entries it stands in for): read it after the run.
+    readAfterRun: true,
   };
 }
 

@@ -2,8 +2,8 @@
 // reducer is tested in tree-panel.test.ts.
 import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
 import * as ipc from '../ipc';
-import type { TreeNodeView } from '../ipc/wire';
-import { landedAt, TREE } from '../test-ipc';
+import type { AgentMessage, SessionEvent, SessionTreeView, TreeNodeView } from '../ipc/wire';
+import { landedAt, STATE, TREE } from '../test-ipc';
 import { ChatStore } from './chat.svelte';
 import type { TurnNode } from './tree';
 import { RELOAD_DELAY, TreePanelStore } from './tree-panel.svelte';
@@ -291,5 +291,165 @@ describe('the tree panel store', () => {
     expect(store.keyCommand('Escape')).toEqual({ kind: 'unpick' });
     store.unpick();
     expect(store.picked).toBeNull();
+  });
+});
+
+/** A node as the stream carries it. */
+function stored(id: string, parent: string | null, kind: TreeNodeView['kind']): TreeNodeView {
+  return { ...TREE.nodes[0], id, parent_id: parent, kind, first_line: `${kind} ${id}` };
+}
+
+const ASK: AgentMessage = { role: 'user', content: [{ type: 'text', text: 'user u3' }] };
+const REPLY: AgentMessage = {
+  role: 'assistant',
+  content: [{ type: 'text', text: 'assistant a3' }],
+  api: 'openai-completions',
+  provider: 'mock',
+  model: 'm1',
+  usage: {
+    input: 1,
+    output: 1,
+    cache_read: 0,
+    cache_write: 0,
+    cost: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
+  },
+  stop_reason: 'stop',
+};
+const U3 = stored('u3', 'a1b', 'user');
+const A3 = stored('a3', 'u3', 'assistant');
+/** The fake tree after the run below: a message more under the leaf, and its answer. */
+const GROWN: SessionTreeView = { ...TREE, leaf_id: 'a3', nodes: [...TREE.nodes, U3, A3] };
+
+/** One run on the fake tree's current branch, as the session API streams it: with each stored
+ * node's view and siblings (`carried`), or as an older stream without them. */
+function plainRun(carried = true): SessionEvent[] {
+  const appended = (node: TreeNodeView): SessionEvent => ({
+    type: 'node_appended',
+    node_id: node.id,
+    parent_id: node.parent_id,
+    session_id: 's1',
+    ...(carried ? { sibling_ids: [node.id], node } : {}),
+  });
+  return [
+    { type: 'agent_start' },
+    { type: 'message_start', message: ASK },
+    { type: 'message_end', message: ASK },
+    appended(U3),
+    { type: 'message_start', message: REPLY },
+    { type: 'message_end', message: REPLY },
+    appended(A3),
+    { type: 'agent_end', messages: [], status: 'completed' },
+  ];
+}
+
+describe('after a run', () => {
+  let chat: ChatStore;
+  let store: TreePanelStore;
+  let stop: () => void;
+  const after = { ...STATE, cost: 0.5, context_tokens: 2400, message_count: 4 };
+
+  beforeEach(async () => {
+    vi.clearAllMocks();
+    vi.mocked(ipc.sessionTree).mockImplementation(async () => TREE);
+    vi.mocked(ipc.sessionState).mockResolvedValue(after);
+    // What reading again answers: the stored branch and tree with the run's nodes.
+    vi.mocked(ipc.sessionView).mockImplementation(async () => landedAt(GROWN, 'a3').view);
+    vi.mocked(ipc.sessionTreeSince).mockImplementation(async (since) => ({
+      // The session the window is on (another session's delta does not fit the tree).
+      session_id: chat.model?.sessionId ?? null,
+      leaf_id: 'a3',
+      from: since,
+      nodes: GROWN.nodes.slice(since),
+    }));
+    chat = new ChatStore((flush) => flush());
+    chat.show(landedAt(TREE, 'a1b').view);
+    store = new TreePanelStore({ chat: () => chat, onerror: vi.fn() });
+    await store.reload();
+    // As the tree panel wires it (TreeView): every event of the chat's stream.
+    stop = chat.listen((event) => store.receive(event));
+    expect(ipc.sessionTree).toHaveBeenCalledTimes(1);
+    vi.mocked(ipc.sessionTree).mockClear();
+  });
+
+  afterEach(() => stop());
+
+  it('reads neither the branch nor the tree when the stream carried the nodes', async () => {
+    const version = chat.listVersion;
+    for (const event of plainRun()) chat.receive(event);
+    await vi.waitFor(() => expect(ipc.sessionState).toHaveBeenCalledTimes(1));
+    await vi.waitFor(() => expect(chat.model?.state).toEqual(after));
+    expect(chat.listVersion).toBe(version + 1);
+    const model = chat.model;
+    expect(model?.running).toBe(false);
+    expect(model?.leafId).toBe('a3');
+    expect(model?.items.map((item) => [item.nodeId, item.siblings])).toEqual([
+      ['u1', ['u1', 'u2']],
+      ['a1b', ['a1', 'a1b']],
+      ['u3', ['u3']],
+      ['a3', ['a3']],
+    ]);
+    // The tree has the run's nodes, the new turn is current, and reading again is not needed.
+    expect(store.tree?.nodes.map((n) => n.id)).toEqual(GROWN.nodes.map((n) => n.id));
+    expect(store.current?.node.id).toBe('a3');
+    await store.reload();
+    expect(ipc.sessionView).not.toHaveBeenCalled();
+    expect(ipc.sessionTreeSince).not.toHaveBeenCalled();
+    expect(ipc.sessionTree).not.toHaveBeenCalled();
+
+    // Another writer: the whole tree again.
+    chat.externalVersion++;
+    await store.reload();
+    expect(ipc.sessionTree).toHaveBeenCalledTimes(1);
+  });
+
+  it('reads the tree again when the chat moved elsewhere (a visit, another session)', async () => {
+    for (const event of plainRun()) chat.receive(event);
+    chat.show(landedAt(GROWN, 'a1').view);
+    await store.reload();
+    expect(ipc.sessionTreeSince).toHaveBeenCalledWith(GROWN.nodes.length);
+    chat.show({ ...landedAt(TREE, 'a1b').view, session_id: 's2' });
+    await store.reload();
+    expect(ipc.sessionTreeSince).toHaveBeenCalledTimes(2);
+    expect(ipc.sessionTree).toHaveBeenCalledTimes(1);
+  });
+
+  it('reads both as before when the stream did not carry the nodes (an older stream)', async () => {
+    for (const event of plainRun(false)) chat.receive(event);
+    await vi.waitFor(() => expect(ipc.sessionView).toHaveBeenCalledTimes(1));
+    expect(ipc.sessionState).not.toHaveBeenCalled();
+    expect(store.tree).toBe(TREE);
+    await store.reload();
+    expect(ipc.sessionTreeSince).toHaveBeenCalledWith(TREE.nodes.length);
+    expect(store.tree?.nodes.map((n) => n.id)).toEqual(GROWN.nodes.map((n) => n.id));
+    expect(store.tree?.leaf_id).toBe('a3');
+    expect(chat.model?.leafId).toBe('a3');
+  });
+
+  it('reads the branch after a store error (the unsaved turn stays on screen)', async () => {
+    const [start, ask, asked] = plainRun();
+    for (const event of [start, ask, asked]) chat.receive(event);
+    chat.receive({ type: 'store_error', message: 'database or disk is full' });
+    chat.receive({
+      type: 'agent_end',
+      messages: [],
+      status: 'aborted',
+      error: { kind: 'aborted' },
+    });
+    await vi.waitFor(() => expect(ipc.sessionView).toHaveBeenCalledTimes(1));
+    expect(ipc.sessionState).not.toHaveBeenCalled();
+  });
+
+  it('does not put late figures over a chat shown since', async () => {
+    let answer: (state: typeof STATE) => void = () => {};
+    vi.mocked(ipc.sessionState).mockImplementationOnce(
+      () => new Promise((resolve) => (answer = resolve)),
+    );
+    for (const event of plainRun()) chat.receive(event);
+    chat.show({ ...landedAt(TREE, 'a1b').view, session_id: 's2' });
+    const version = chat.listVersion;
+    answer(after);
+    await new Promise((done) => setTimeout(done, 0));
+    expect(chat.model?.state).toEqual(STATE);
+    expect(chat.listVersion).toBe(version);
   });
 });

@@ -1,11 +1,20 @@
 // The tree panel as Svelte state: the pure reducer (tree-panel.ts) fed by the tree panel's
-// commands, and the layout drawn from it. The tree is kept up to date as the chat grows (only
-// the nodes stored since the last read cross over; a turn appended under the leaf is placed
-// without laying the whole tree out again). Going to a turn, comparing two branches, the offer
-// to summarise a branch left behind and what a restore or its undo did go through here; the
-// view (pan and zoom) lives here too, so the panel only draws and moves the keyboard focus.
+// commands and the chat's stream, and the layout drawn from it. The tree is kept up to date as
+// the chat grows: each node the stream stores comes with its view and is appended at once (no
+// read after a run); otherwise only the nodes stored since the last read cross over. A turn
+// appended under the leaf is placed without laying the whole tree out again. Going to a turn,
+// comparing two branches, the offer to summarise a branch left behind and what a restore or its
+// undo did go through here; the view (pan and zoom) lives here too, so the panel only draws and
+// moves the keyboard focus.
 import * as ipc from '../ipc';
-import type { ArborError, FilesRestored, NodeVisit, RestoreInfo, SessionTreeView } from '../ipc';
+import type {
+  ArborError,
+  FilesRestored,
+  NodeVisit,
+  RestoreInfo,
+  SessionEvent,
+  SessionTreeView,
+} from '../ipc';
 import type { ChatStore } from './chat.svelte';
 import { buildTurns, collapseRuns, mergeDelta, type TurnNode, type Viewport } from './tree';
 import {
@@ -22,6 +31,7 @@ import {
   nextLayout,
   placedById,
   reduce,
+  showsLeaf,
   summarizable,
   type KeyCommand,
   type LaidOut,
@@ -138,15 +148,35 @@ export class TreePanelStore {
   }
 
   /**
-   * Only the nodes stored since the last read cross over (a 10,000-node tree is not sent again
-   * for each new message); the whole tree when that does not fit what the panel knows, or when
-   * another process wrote to the session (its labels, its nodes: read it all again).
+   * Takes one event of the chat's stream (fed by `ChatStore.listen`): a node stored with its
+   * view is appended to the tree at once, and the leaf moves to it.
+   */
+  receive(event: SessionEvent): void {
+    if (event.type !== 'node_appended') return;
+    const before = this.tree;
+    this.#apply({
+      type: 'node_appended',
+      sessionId: event.session_id,
+      nodeId: event.node_id,
+      node: event.node ?? null,
+    });
+    if (this.tree && this.tree !== before) this.preview.treeSize(this.tree.nodes.length);
+  }
+
+  /**
+   * Nothing when the tree already ends where the chat does (the stream appended its nodes);
+   * else only the nodes stored since the last read cross over (a 10,000-node tree is not sent
+   * again for each new message); the whole tree when that does not fit what the panel knows,
+   * or when another process wrote to the session (its labels, its nodes: read it all again).
    */
   async reload(): Promise<void> {
     const known = this.tree;
-    const external = this.#chat().externalVersion;
+    const chat = this.#chat();
+    const external = chat.externalVersion;
     const fresh = external === this.#readExternal;
     this.#readExternal = external;
+    const model = chat.model;
+    if (fresh && model && showsLeaf(this.#state, model.sessionId, model.leafId)) return;
     if (known?.session_id && fresh) {
       const merged = mergeDelta(known, await ipc.sessionTreeSince(known.nodes.length));
       if (merged) {

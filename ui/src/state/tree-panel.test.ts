@@ -1,6 +1,6 @@
 // The tree panel's pure state (tree-panel.ts); its store is tested in tree-panel-store.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { SessionTreeView } from '../ipc/wire';
+import type { SessionTreeView, TreeNodeView } from '../ipc/wire';
 import { comparisonOf, RESTORED, TREE } from '../test-ipc';
 import { buildTurns, layoutTurns, type Layout, type Placed, type TurnNode } from './tree';
 import {
@@ -18,6 +18,7 @@ import {
   nextLayout,
   placedById,
   reduce,
+  showsLeaf,
   summarizable,
   type TreePanelAction,
   type TreePanelState,
@@ -155,6 +156,129 @@ describe('the panel state', () => {
     expect(reduce(LOADED, { type: 'select', id: 'u2' }).selected).toBe('u2');
     expect(JSON.stringify(LOADED)).toBe(before);
     expect(INITIAL_PANEL.tree).toBeNull();
+  });
+});
+
+/** A node as the stream carries it (`node_appended`'s view). */
+function stored(id: string, parent: string | null, kind: TreeNodeView['kind']): TreeNodeView {
+  return { ...TREE.nodes[0], id, parent_id: parent, kind, first_line: `${kind} ${id}` };
+}
+
+function appended(node: TreeNodeView, sessionId = 's1'): TreePanelAction {
+  return { type: 'node_appended', sessionId, nodeId: node.id, node };
+}
+
+describe('nodes the chat’s stream stored', () => {
+  const u3 = stored('u3', 'a1b', 'user');
+  const a3 = stored('a3', 'u3', 'assistant');
+
+  it('are appended with their view, and the leaf moves to them', () => {
+    const one = reduce(LOADED, appended(u3));
+    expect(one.tree?.nodes.map((n) => n.id)).toEqual(['u1', 'a1', 't1', 'a1b', 'u2', 'u3']);
+    expect(one.tree?.nodes.at(-1)).toBe(u3);
+    expect(one.tree).toMatchObject({ session_id: 's1', leaf_id: 'u3' });
+    expect(one.knownLeaf).toBe('u3');
+    // The nodes read before are the same objects; the tree before is not changed.
+    expect(one.tree?.nodes[0]).toBe(TREE.nodes[0]);
+    expect(TREE.nodes).toHaveLength(5);
+    const two = reduce(one, appended(a3));
+    expect(two.tree?.leaf_id).toBe('a3');
+    // A root (a new first message) and a node under an older turn (a regenerated answer).
+    expect(reduce(LOADED, appended(stored('u4', null, 'user'))).tree?.leaf_id).toBe('u4');
+    const again = reduce(LOADED, appended(stored('a1c', 'u1', 'assistant')));
+    expect(again.tree?.leaf_id).toBe('a1c');
+    expect(buildTurns(again.tree as SessionTreeView)[0].children.map((t) => t.id)).toEqual([
+      'a1',
+      'a1b',
+      'a1c',
+    ]);
+  });
+
+  it('leave the tree alone when it is another session’s, not read yet, or has the node', () => {
+    expect(reduce(LOADED, appended(u3, 's2'))).toBe(LOADED);
+    expect(reduce(INITIAL_PANEL, appended(u3))).toBe(INITIAL_PANEL);
+    // A new chat's tree (no session yet) is read once its first message is stored.
+    const blank = run({
+      type: 'tree_loaded',
+      tree: { session_id: null, leaf_id: null, nodes: [] },
+    });
+    expect(reduce(blank, appended(stored('n1', null, 'user')))).toBe(blank);
+    // Already read (a read that came first): nothing to add, the leaf read stays.
+    expect(reduce(LOADED, appended(TREE.nodes[2]))).toBe(LOADED);
+  });
+
+  it('stop being appended after one the tree could not take, until a read brings it', () => {
+    // Its parent is not known: the tree stays for the next read, and so does what follows.
+    const orphan = reduce(LOADED, appended(a3));
+    expect(orphan.tree).toBe(TREE);
+    expect(orphan.unplaced).toBe('a3');
+    const after = reduce(orphan, appended(u3));
+    expect(after.tree).toBe(TREE);
+    expect(after.unplaced).toBe('a3');
+    // No view carried (an older stream).
+    const blind = reduce(LOADED, {
+      type: 'node_appended',
+      sessionId: 's1',
+      nodeId: 'u3',
+      node: null,
+    });
+    expect(blind).toMatchObject({ tree: TREE, unplaced: 'u3' });
+    // A read from before it was stored leaves it missed; one that has it, or another
+    // session's, clears it.
+    expect(reduce(orphan, { type: 'tree_loaded', tree: TREE }).unplaced).toBe('a3');
+    const read = { ...TREE, leaf_id: 'a3', nodes: [...TREE.nodes, u3, a3] };
+    const healed = reduce(orphan, { type: 'tree_loaded', tree: read });
+    expect(healed.unplaced).toBeNull();
+    expect(reduce(healed, appended(stored('u5', 'a3', 'user'))).tree?.leaf_id).toBe('u5');
+    expect(reduce(orphan, { type: 'tree_loaded', tree: OTHER }).unplaced).toBeNull();
+  });
+
+  it('tell whether the tree already ends where the chat does', () => {
+    expect(showsLeaf(LOADED, 's1', 'a1b')).toBe(true);
+    const grown = reduce(LOADED, appended(u3));
+    expect(showsLeaf(grown, 's1', 'u3')).toBe(true);
+    // The chat is ahead (not appended yet), elsewhere, on another session, or without one.
+    expect(showsLeaf(grown, 's1', 'a3')).toBe(false);
+    expect(showsLeaf(grown, 's1', 'a1')).toBe(false);
+    expect(showsLeaf(grown, 's2', 'u3')).toBe(false);
+    expect(showsLeaf(grown, null, null)).toBe(false);
+    expect(showsLeaf(grown, 's1', null)).toBe(false);
+    expect(showsLeaf(INITIAL_PANEL, 's1', 'u3')).toBe(false);
+    // A node missed: read.
+    expect(showsLeaf({ ...grown, unplaced: 'x' }, 's1', 'u3')).toBe(false);
+    // A leaf the tree names but does not have.
+    const odd = { ...LOADED, tree: { ...TREE, leaf_id: 'gone' } };
+    expect(showsLeaf(odd, 's1', 'gone')).toBe(false);
+  });
+
+  it('are placed under the last layout, not laid out again', () => {
+    const none: ReadonlySet<string> = new Set();
+    let previous = { tree: TREE, expanded: none, layout: LAYOUT };
+    let state = LOADED;
+    // A model change, the next message under it, its answer and the answer's tool result.
+    const turn3 = [
+      { ...stored('m3', 'a1b', 'model_change'), first_line: 'mock/m2' },
+      stored('u3', 'm3', 'user'),
+      a3,
+      stored('r3', 'a3', 'tool_result'),
+    ];
+    for (const node of turn3) {
+      state = reduce(state, appended(node));
+      const tree = state.tree as SessionTreeView;
+      const roots = buildTurns(tree);
+      const layout = nextLayout(previous, tree, none, roots);
+      const full = layoutTurns(roots);
+      // Where a full layout would put every turn, reusing the placements of the unchanged ones.
+      expect(layout.nodes.map((p) => [p.node.id, p.x, p.y]).sort()).toEqual(
+        full.nodes.map((p) => [p.node.id, p.x, p.y]).sort(),
+      );
+      expect(placedById(layout).get('u2')).toBe(placedById(previous.layout).get('u2'));
+      previous = { tree, expanded: none, layout };
+    }
+    const byId = placedById(previous.layout);
+    expect(byId.get('a3')?.node).toMatchObject({ current: true, toolResults: 1, markers: [] });
+    expect(byId.get('u3')?.node).toMatchObject({ onPath: true, markers: ['model: mock/m2'] });
+    expect(byId.get('a1b')?.node.current).toBe(false);
   });
 });
 

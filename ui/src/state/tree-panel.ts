@@ -3,7 +3,7 @@
 // dialog, whether there is a restore to undo and what the last one did) and how each thing the
 // user or the store does changes it. No IPC, no runes, no DOM: `TreePanelStore`
 // (tree-panel.svelte.ts) calls Rust and feeds the results through `reduce`.
-import type { BranchComparison, RestoreInfo, SessionTreeView } from '../ipc/wire';
+import type { BranchComparison, RestoreInfo, SessionTreeView, TreeNodeView } from '../ipc/wire';
 import { NOTHING_TO_UNDO, restoreSummary } from './restore';
 import {
   layoutTurns,
@@ -42,6 +42,10 @@ export interface TreePanelState {
   /** The project has a restore to undo; what the last restore or undo did. */
   undoable: boolean;
   restoreNote: string | null;
+  /** A node of the tree's session the chat's stream named but the tree could not take (no
+   * view carried, or its parent unknown): until a read brings it, no node is appended from the
+   * stream (the tree's nodes stay in the store's order, which reading what is new relies on). */
+  unplaced: string | null;
 }
 
 export const INITIAL_PANEL: TreePanelState = Object.freeze({
@@ -56,11 +60,14 @@ export const INITIAL_PANEL: TreePanelState = Object.freeze({
   restoring: null,
   undoable: false,
   restoreNote: null,
+  unplaced: null,
 });
 
 export type TreePanelAction =
   /** The tree was read (whole, or merged with what was stored since). */
   | { type: 'tree_loaded'; tree: SessionTreeView }
+  /** The chat's stream stored a node (`node_appended`), with its view when it carries one. */
+  | { type: 'node_appended'; sessionId: string; nodeId: string; node: TreeNodeView | null }
   /** A collapsed run was opened. */
   | { type: 'expand'; id: string }
   | { type: 'select'; id: string }
@@ -97,6 +104,13 @@ export function reduce(state: TreePanelState, action: TreePanelAction): TreePane
   switch (action.type) {
     case 'tree_loaded': {
       const next = { ...state, knownLeaf: action.tree.leaf_id, tree: action.tree };
+      // A read made before the node missed was stored does not bring it: still missed.
+      if (
+        state.unplaced !== null &&
+        (action.tree.session_id !== state.tree?.session_id || hasNode(action.tree, state.unplaced))
+      ) {
+        next.unplaced = null;
+      }
       if (action.tree.session_id !== state.tree?.session_id) {
         // Another session: its own pick and offer; the last restore's note stays on first read.
         next.picked = null;
@@ -105,6 +119,8 @@ export function reduce(state: TreePanelState, action: TreePanelAction): TreePane
       }
       return next;
     }
+    case 'node_appended':
+      return nodeAppended(state, action);
     case 'expand':
       return { ...state, expanded: new Set([...state.expanded, action.id]) };
     case 'select':
@@ -163,6 +179,63 @@ export function reduce(state: TreePanelState, action: TreePanelAction): TreePane
     case 'dismiss_offer':
       return { ...state, leftLeaf: null };
   }
+}
+
+/** Whether `tree` has the node `id` (searched from the newest: what the stream names is new). */
+function hasNode(tree: SessionTreeView, id: string): boolean {
+  const nodes = tree.nodes;
+  for (let i = nodes.length - 1; i >= 0; i--) if (nodes[i].id === id) return true;
+  return false;
+}
+
+/**
+ * The tree with a node the chat's stream stored appended and the leaf moved to it, without
+ * reading the tree: only when the tree is of the node's session, does not have it yet, and has
+ * its parent (or it is a root). Otherwise the tree stays as it is and the panel's next read
+ * brings it (`showsLeaf` then answers no: the tree's leaf is not the chat's).
+ */
+function nodeAppended(
+  state: TreePanelState,
+  action: Extract<TreePanelAction, { type: 'node_appended' }>,
+): TreePanelState {
+  const tree = state.tree;
+  // No tree yet, or another session's: the read the chat's change starts brings it.
+  if (!tree || tree.session_id !== action.sessionId) return state;
+  if (hasNode(tree, action.nodeId)) return state;
+  const node = action.node;
+  const fits =
+    state.unplaced === null &&
+    node !== null &&
+    node.id === action.nodeId &&
+    (node.parent_id === null || hasNode(tree, node.parent_id));
+  if (!fits) return state.unplaced === null ? { ...state, unplaced: action.nodeId } : state;
+  return {
+    ...state,
+    tree: { session_id: tree.session_id, leaf_id: node.id, nodes: [...tree.nodes, node] },
+    knownLeaf: node.id,
+  };
+}
+
+/**
+ * Whether the panel's tree already shows the chat as it is, so reading it again would bring
+ * nothing: the same session, no node missed from the stream, and the chat's leaf is the tree's
+ * leaf (a node it has). Not before the chat has a session and a leaf.
+ */
+export function showsLeaf(
+  state: TreePanelState,
+  sessionId: string | null,
+  leafId: string | null,
+): boolean {
+  const tree = state.tree;
+  return (
+    tree !== null &&
+    sessionId !== null &&
+    leafId !== null &&
+    state.unplaced === null &&
+    tree.session_id === sessionId &&
+    tree.leaf_id === leafId &&
+    hasNode(tree, leafId)
+  );
 }
 
 /** Whether a failed undo only means there was nothing to undo (said in the panel, not reported). */

@@ -10,10 +10,10 @@ use arbor_store::Project;
 use serde::Serialize;
 
 use super::{AppError, LiveSession, Settings, SettingsFile};
-pub use arbor_protocol::views::branch::FilesRestored;
 use crate::responses::NavigationInfo;
 use arbor_coding::sessions::{NodeDiff, RestoreInfo, RestorePreview};
 use arbor_coding::snapshots::{CodeTracker, SnapshotOptions};
+pub use arbor_protocol::views::branch::FilesRestored;
 
 /// The folder of the data folder that holds the projects' shadow repositories.
 pub const SNAPSHOTS_DIR: &str = "snapshots";

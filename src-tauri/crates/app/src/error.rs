@@ -96,7 +96,9 @@ impl AppError {
             AppError::Sessions(SessionsError::Store(error)) => store_code(error),
             AppError::Sessions(SessionsError::Busy) | AppError::Busy => ErrorCode::Busy,
             AppError::Sessions(SessionsError::NoSession) => ErrorCode::NoSession,
-            AppError::Sessions(SessionsError::NothingToRegenerate) => ErrorCode::NothingToRegenerate,
+            AppError::Sessions(SessionsError::NothingToRegenerate) => {
+                ErrorCode::NothingToRegenerate
+            }
             AppError::Sessions(SessionsError::Decode(_)) => ErrorCode::Corrupt,
             AppError::Sessions(SessionsError::Snapshot(error)) => error.code(),
             AppError::Toolbox(error) => error.code(),
@@ -105,7 +107,9 @@ impl AppError {
             AppError::Sessions(SessionsError::StoreFailed(_)) => ErrorCode::StoreFailed,
             AppError::Compaction(CompactionError::Busy) => ErrorCode::Busy,
             AppError::Compaction(CompactionError::Aborted) => ErrorCode::Aborted,
-            AppError::Compaction(CompactionError::NothingToCompact { .. }) => ErrorCode::NothingToCompact,
+            AppError::Compaction(CompactionError::NothingToCompact { .. }) => {
+                ErrorCode::NothingToCompact
+            }
             AppError::Compaction(_) => ErrorCode::Compaction,
             AppError::Tools(_) => ErrorCode::UnknownTool,
             AppError::Client(error) => error.code(),

@@ -51,12 +51,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use arbor_llm::catalog::Catalog;
+use arbor_protocol::views::branch::SearchHit;
 pub use arbor_protocol::views::{
     ModelEntry, ModelGroup, ProjectInfo, RecentProject, SessionListItem,
 };
-use arbor_protocol::views::branch::SearchHit;
 use arbor_store::{SearchOptions, Store};
 
+/// Every answer front ends are shown, by concern (the wire's, re-exported here).
+pub use arbor_protocol::views;
 pub use code_state::{code_tracker, FilesMode, FilesRestored, NavigationWithFiles, SNAPSHOTS_DIR};
 pub use compare::{BranchComparison, ComparedBranch};
 pub use custom_endpoints::CustomEndpoint;
@@ -68,8 +70,6 @@ pub use live::{request_options, Interrupter, LiveSession, SessionConfig, Session
 pub use project::{check_folder, ProjectError, ProjectFolder};
 pub use selection::{select, ModelRequest, Selection, SelectionError};
 pub use settings::{Settings, SettingsError, SettingsFile};
-/// Every answer front ends are shown, by concern (the wire's, re-exported here).
-pub use arbor_protocol::views;
 pub use tree_view::{stored_tree_view, NodeVisit, SessionTreeDelta, SessionTreeView, TreeNodeView};
 pub use user_config::{KeyStatusList, KeychainProblem, GITHUB_TOKEN_VARIABLES};
 pub use view::{BranchEntry, BranchPage, SessionState, SessionView, VIEW_TAIL};

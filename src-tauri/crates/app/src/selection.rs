@@ -55,7 +55,9 @@ impl SelectionError {
     pub fn code(&self) -> ErrorCode {
         match self {
             SelectionError::Catalog(CatalogError::UnknownModel { .. }) => ErrorCode::UnknownModel,
-            SelectionError::Catalog(CatalogError::UnknownProvider { .. }) => ErrorCode::UnknownProvider,
+            SelectionError::Catalog(CatalogError::UnknownProvider { .. }) => {
+                ErrorCode::UnknownProvider
+            }
             SelectionError::Catalog(_) => ErrorCode::Catalog,
             SelectionError::MissingKey { .. } => ErrorCode::MissingKey,
         }

@@ -12,7 +12,6 @@ pub const SETTINGS_FILE_NAME: &str = "settings.json";
 /// The range [`Settings::stream_idle_timeout_secs`] accepts.
 pub const STREAM_IDLE_TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 10..=3600;
 
-
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
     #[error("cannot read {}: {source}", path.display())]

@@ -9,9 +9,11 @@ use crate::responses::ExportInfo;
 
 use super::{AppError, LiveSession, SessionView};
 use crate::view::{entry_of_node, node_kind, BranchEntry};
-pub use arbor_protocol::views::branch::{NodeVisit, SessionTreeDelta, SessionTreeView, TreeNodeView};
 use arbor_coding::compaction::summarize_left_branch;
 use arbor_coding::export::{export_branch, ExportFormat};
+pub use arbor_protocol::views::branch::{
+    NodeVisit, SessionTreeDelta, SessionTreeView, TreeNodeView,
+};
 
 impl LiveSession {
     /// The whole tree of the current session (empty before its first message).

@@ -214,8 +214,11 @@ pub(super) fn entry_of_node(
     label: Option<String>,
     sibling_ids: Vec<String>,
 ) -> Result<BranchEntry, AppError> {
-    let summary = matches!(node.kind, StoredKind::Compaction | StoredKind::BranchSummary)
-        .then(|| node.text.clone());
+    let summary = matches!(
+        node.kind,
+        StoredKind::Compaction | StoredKind::BranchSummary
+    )
+    .then(|| node.text.clone());
     Ok(BranchEntry {
         message: node_to_message(&node).map_err(arbor_store::StoreError::from)?,
         label,

@@ -154,7 +154,11 @@ pub fn render_tree(title: &str, tree: &SessionTreeView) -> String {
             .or_default()
             .push(i);
     }
-    let title = if title.is_empty() { "(untitled)" } else { title };
+    let title = if title.is_empty() {
+        "(untitled)"
+    } else {
+        title
+    };
     let session_id = tree.session_id.as_deref().unwrap_or("(new)");
     let mut text = format!("session {session_id}  {title}\n");
     if nodes.is_empty() {

@@ -97,6 +97,6 @@ pub use command::{Command, CommandEnvelope, FilesMode};
 pub use event::{AgentEvent, RunStatus, ToolResult};
 pub use message::{AgentMessage, CustomMessage};
 // The message vocabulary is the LLM layer's; front ends name it from here.
-pub use arbor_llm::{Api, AssistantEvent, ImageContent, LlmError, ThinkingLevel};
 /// The stable code of every error front ends are shown.
 pub use arbor_error_code::ErrorCode;
+pub use arbor_llm::{Api, AssistantEvent, ImageContent, LlmError, ThinkingLevel};

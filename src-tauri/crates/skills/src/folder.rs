@@ -5,7 +5,6 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-
 use sha2::{Digest, Sha256};
 
 use super::manifest::{parse_manifest, ManifestProblem, SkillManifest, SKILL_FILE};
@@ -18,8 +17,6 @@ pub const USER_TOOLS_DIR: &str = "tools";
 pub const MAX_FILES: usize = 100;
 /// Most bytes a tool folder may hold in all.
 pub const MAX_BYTES: usize = 1024 * 1024;
-
-
 
 /// A folder's files by relative path (`/`-separated), as text.
 pub use arbor_protocol::views::tools::{ToolFiles, ToolScope};

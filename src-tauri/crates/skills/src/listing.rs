@@ -1,8 +1,8 @@
 //! The tools list: Arbor's own tools, the folders found (putting a folder without an approval of
 //! its exact files up for review), and proposals not written yet.
 
-use arbor_store::{ApprovalStatus, NewToolApproval, StoreError};
 pub use arbor_protocol::views::tools::{ToolEntry, ToolList, ToolStatus};
+use arbor_store::{ApprovalStatus, NewToolApproval, StoreError};
 
 use super::folder::{check_files, discover, ToolFolder, ToolScope};
 use super::manifest::{ManifestProblem, SKILL_FILE};

@@ -50,7 +50,6 @@ impl SkillManifest {
     }
 }
 
-
 /// Parses `text` (the `SKILL.md` named `file` in messages). `folder` is the folder's name,
 /// which `name` must equal; `files` the folder's other files (`entry` must be one of them).
 pub fn parse_manifest(

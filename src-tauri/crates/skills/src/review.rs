@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use arbor_store::{NewToolApproval, StoreError, ToolApproval};
 pub use arbor_protocol::views::tools::{ToolFileChange, ToolReview};
+use arbor_store::{NewToolApproval, StoreError, ToolApproval};
 
 use super::folder::{check_files, content_hash, ToolFiles, ToolScope};
 use super::manifest::{ManifestProblem, SKILL_FILE};

@@ -211,6 +211,58 @@ describe('the chat', () => {
     expect(ipc.regenerate).toHaveBeenCalledWith('a2');
   });
 
+  it('shows a regenerated answer as 2/2 at once, reading only the header’s figures after', async () => {
+    const { user } = await setup();
+    await user.click(screen.getByTestId('regenerate'));
+    expect(ipc.regenerate).toHaveBeenCalledWith('a2');
+    vi.mocked(ipc.sessionState).mockResolvedValueOnce({ ...STATE, cost: 0.5 });
+    const again: AgentMessage = {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Hello again' }],
+      api: 'openai-completions',
+      provider: 'mock',
+      model: 'm1',
+      usage: USAGE,
+      stop_reason: 'stop',
+    };
+    emit(
+      { type: 'agent_start' },
+      { type: 'message_start', message: again },
+      { type: 'message_end', message: again },
+      {
+        type: 'node_appended',
+        node_id: 'a3',
+        parent_id: 'u2',
+        session_id: 's1',
+        sibling_ids: ['a2', 'a3'],
+        node: {
+          id: 'a3',
+          parent_id: 'u2',
+          kind: 'assistant',
+          first_line: 'Hello again',
+          label: null,
+          aborted: false,
+          tokens: 40,
+          cost: 0.001,
+          files: [],
+        },
+      },
+    );
+    await waitFor(() =>
+      expect(screen.getAllByTestId('message')[1]).toHaveAttribute('data-node-id', 'a3'),
+    );
+    const answer = screen.getAllByTestId('message')[1];
+    expect(within(answer).getByTestId('branch-position')).toHaveTextContent('2/2');
+    emit({ type: 'agent_end', messages: [], status: 'completed' });
+    await waitFor(() => expect(screen.getByTestId('session-cost')).toHaveTextContent('$0.50'));
+    expect(ipc.sessionState).toHaveBeenCalledTimes(1);
+    expect(ipc.sessionView).not.toHaveBeenCalled();
+    expect(screen.getByTestId('send')).toBeInTheDocument();
+    expect(
+      within(screen.getAllByTestId('message')[1]).getByTestId('branch-position'),
+    ).toHaveTextContent('2/2');
+  });
+
   it('picks a model from the grouped list, marking providers without a key', async () => {
     const { user } = await setup();
     await user.click(screen.getByTestId('model-picker'));

@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import App from '../../App.svelte';
 import * as ipc from '../../ipc';
 import type { SessionTreeView, TreeNodeView } from '../../ipc/wire';
+import { RELOAD_DELAY } from '../../state/tree-panel.svelte';
 import { emit, landedAt, REPO, TREE } from '../../test-ipc';
 
 vi.mock('../../ipc', async (importOriginal) => {
@@ -88,6 +89,62 @@ describe('the tree panel', () => {
     await waitFor(() => expect(ipc.sessionTreeSince).toHaveBeenCalledWith(TREE.nodes.length));
     await waitFor(() => expect(node('u3').dataset.onPath).toBe('true'));
     expect(ipc.sessionTree).toHaveBeenCalledTimes(1);
+  });
+
+  it('draws the turns a run stores from the stream, without reading the tree again', async () => {
+    vi.mocked(ipc.startSession).mockImplementationOnce(async (_id, onevent) => {
+      // Keep the fake's Channel wiring: emit() must reach this chat.
+      const { fakeIpc } = await import('../../test-ipc');
+      await fakeIpc(ipc).startSession(null, onevent);
+      return landedAt(TREE, 'a1b').view;
+    });
+    await openTree();
+    const ask = { role: 'user' as const, content: [{ type: 'text' as const, text: 'more' }] };
+    const u3 = { ...turn('u3', 'a1b', 'user'), first_line: 'more' };
+    const a3 = turn('a3', 'u3', 'assistant');
+    const answer = {
+      role: 'assistant' as const,
+      content: [{ type: 'text' as const, text: a3.first_line }],
+      api: 'openai-completions' as const,
+      provider: 'mock',
+      model: 'm1',
+      usage: {
+        input: 1,
+        output: 1,
+        cache_read: 0,
+        cache_write: 0,
+        cost: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
+      },
+      stop_reason: 'stop' as const,
+    };
+    const appended = (node: TreeNodeView) => ({
+      type: 'node_appended' as const,
+      node_id: node.id,
+      parent_id: node.parent_id,
+      session_id: 's1',
+      sibling_ids: [node.id],
+      node,
+    });
+    emit(
+      { type: 'agent_start' },
+      { type: 'message_start', message: ask },
+      { type: 'message_end', message: ask },
+      appended(u3),
+      { type: 'message_start', message: answer },
+      { type: 'message_end', message: answer },
+      appended(a3),
+      { type: 'agent_end', messages: [], status: 'completed' },
+    );
+    await waitFor(() => expect(screen.getAllByTestId('tree-node')).toHaveLength(6));
+    expect(node('a3').dataset).toMatchObject({ onPath: 'true', leaf: 'true' });
+    expect(node('a3')).toHaveAccessibleName(/current/);
+    expect(node('a1b').dataset.leaf).toBe('false');
+    await waitFor(() => expect(ipc.sessionState).toHaveBeenCalled());
+    // Past the moment the panel would have read the tree again.
+    await new Promise((done) => setTimeout(done, RELOAD_DELAY * 3));
+    expect(ipc.sessionTree).toHaveBeenCalledTimes(1);
+    expect(ipc.sessionTreeSince).not.toHaveBeenCalled();
+    expect(ipc.sessionView).not.toHaveBeenCalled();
   });
 
   it('reads the whole tree again when another window or terminal wrote to the session', async () => {

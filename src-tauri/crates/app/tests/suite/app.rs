@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
+use arbor_app::views::branch::NodeKind;
 use arbor_app::{LiveSession, ModelRequest, SessionView};
 use arbor_llm::UserContent;
 use arbor_protocol::{AgentEvent, AgentMessage, CodingEvent, RunStatus, SessionEvent};
-use arbor_app::views::branch::NodeKind;
 use arbor_test_support::{Script, Turn, Usage};
 use serde_json::json;
 
@@ -110,7 +110,10 @@ async fn one_stream_puts_each_node_appended_right_after_its_message_end() {
         })
         .collect();
     assert_eq!(
-        carried.iter().map(|(node, _)| node.clone()).collect::<Vec<_>>(),
+        carried
+            .iter()
+            .map(|(node, _)| node.clone())
+            .collect::<Vec<_>>(),
         tree.nodes
     );
     for ((_, siblings), entry) in carried.iter().zip(&view.entries) {
@@ -238,7 +241,10 @@ async fn edits_and_regenerations_are_siblings_the_view_can_switch_between() {
         })
         .unwrap();
     assert_eq!(carried.0, view.entries[1].node_id);
-    assert_eq!(carried.1.as_deref(), Some(view.entries[1].sibling_ids.as_slice()));
+    assert_eq!(
+        carried.1.as_deref(),
+        Some(view.entries[1].sibling_ids.as_slice())
+    );
 
     // Bad input: editing an answer, regenerating a question.
     assert_eq!(

@@ -12,10 +12,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
+use arbor_app::views::branch::NodeKind;
 use arbor_app::{FilesMode, LiveSession};
 use arbor_coding::snapshots::ChangeStatus;
 use arbor_protocol::{CodingEvent, RunStatus, SessionEvent};
-use arbor_app::views::branch::NodeKind;
 use arbor_test_support::{Script, Turn};
 use live::{run, Setup};
 use serde_json::json;

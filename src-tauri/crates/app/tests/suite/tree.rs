@@ -4,10 +4,10 @@
 
 use crate::live;
 
+use arbor_app::views::branch::NodeKind;
 use arbor_coding::export::ExportFormat;
 use arbor_llm::AssistantContent;
 use arbor_protocol::{AgentMessage, RunStatus};
-use arbor_app::views::branch::NodeKind;
 use arbor_test_support::{Script, Turn, Usage};
 use live::{run, Setup};
 use tokio_util::sync::CancellationToken;

@@ -4,9 +4,9 @@
 
 use crate::live;
 
+use arbor_app::views::branch::NodeKind;
 use arbor_app::VIEW_TAIL;
 use arbor_protocol::RunStatus;
-use arbor_app::views::branch::NodeKind;
 use arbor_test_support::{Script, Turn};
 use live::{run, Setup};
 use serde_json::json;

@@ -6,14 +6,12 @@
 use std::sync::Arc;
 
 use arbor_agent::AgentMessage;
-use arbor_store::NodeCode;
 pub use arbor_protocol::views::code::{NodeDiff, RestoreInfo, RestorePreview};
+use arbor_store::NodeCode;
 
 use super::recorder::{SessionRecorder, SessionsError};
 use super::CodingEvent;
-use crate::snapshots::{
-    CodeTracker, FileChange, RestoreOutcome, SnapshotError, SnapshotId,
-};
+use crate::snapshots::{CodeTracker, FileChange, RestoreOutcome, SnapshotError, SnapshotId};
 
 /// Built-in tools that only read: no snapshot after them. Every other tool (`write`, `edit`,
 /// `bash`, `js`, the model's own tools) may change files.

@@ -5,9 +5,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use arbor_agent::{Agent, AgentEvent, AgentMessage, SubscriptionId};
-use arbor_store::{
-    NewNode, Node, NodeKind, Project, Session, SessionSummary, SessionTree, Store, StoreError,
-};
+use arbor_store::{NewNode, Node, NodeKind, Project, Session, SessionSummary, Store, StoreError};
 use serde_json::json;
 
 use super::convert::{context_json_messages, message_to_node};
@@ -535,15 +533,6 @@ impl SessionRecorder {
         Ok(session)
     }
 
-    /// The current session's tree; `None` before the first message.
-    pub fn tree(&self) -> Result<Option<SessionTree>, SessionsError> {
-        let inner = self.lock();
-        match &inner.session_id {
-            None => Ok(None),
-            Some(id) => Ok(Some(inner.store.session_tree(id)?)),
-        }
-    }
-
     /// Sessions of this project (or of all projects with `all`), most recent first.
     pub fn list_sessions(&self, all: bool) -> Result<Vec<SessionSummary>, SessionsError> {
         let inner = self.lock();
@@ -685,7 +674,8 @@ mod tests {
         recorder.record(&answer("a2c")).unwrap();
         let user_id = recorder.regenerate(&agent).unwrap();
         assert_eq!(texts(&agent), ["q1", "a1", "q2 again"]);
-        let tree = recorder.tree().unwrap().unwrap();
+        let id = recorder.session_id().unwrap();
+        let tree = recorder.with_store(|store| store.session_tree(&id)).unwrap();
         assert!(tree.nodes.iter().any(|n| n.id == user_id && n.is_leaf));
 
         // Fork: a new session with the path to the node.
@@ -712,7 +702,7 @@ mod tests {
             recorder.regenerate(&agent),
             Err(SessionsError::NoSession)
         ));
-        assert!(recorder.tree().unwrap().is_none());
+        assert!(recorder.session().unwrap().is_none());
     }
 
     #[test]

@@ -207,7 +207,7 @@ async fn the_threshold_is_checked_inside_a_tool_loop() {
     let context = recorder.context_nodes().unwrap();
     assert_eq!(context[0].id, *node_id.as_ref().unwrap());
     assert_eq!(context[0].first_kept_id.as_ref(), Some(&context[1].id));
-    let tree = recorder.tree().unwrap().unwrap();
+    let tree = stored_tree(&recorder);
     assert_eq!(tree.nodes.len(), 5);
     assert!(s.texts()[0].contains("SUMMARY-ONE"));
 }
@@ -246,7 +246,7 @@ async fn a_context_overflow_compacts_once_and_retries() {
         s.stored_kinds(),
         [NodeKind::Compaction, NodeKind::User, NodeKind::Assistant]
     );
-    let tree = s.recorder.as_ref().unwrap().tree().unwrap().unwrap();
+    let tree = stored_tree(s.recorder.as_ref().unwrap());
     let question = tree
         .nodes
         .iter()
@@ -302,7 +302,7 @@ async fn an_answer_that_breaks_mid_stream_is_retried_and_kept_as_a_sibling() {
         "{retries:?}"
     );
     assert!(!s.body(1).contains("broken answer"));
-    let tree = s.recorder.as_ref().unwrap().tree().unwrap().unwrap();
+    let tree = stored_tree(s.recorder.as_ref().unwrap());
     let question = &tree.nodes[0];
     let answers = tree
         .nodes
@@ -453,7 +453,7 @@ async fn leaving_a_branch_can_carry_its_summary_along() {
     s.agent.prompt("question-one", Vec::new()).await.unwrap();
     s.agent.prompt("question-two", Vec::new()).await.unwrap();
     let recorder = s.recorder.as_ref().unwrap();
-    let tree = recorder.tree().unwrap().unwrap();
+    let tree = stored_tree(&recorder);
     let q2 = tree
         .nodes
         .iter()
@@ -485,10 +485,18 @@ async fn leaving_a_branch_can_carry_its_summary_along() {
     assert!(!request.contains("\"answer-two\""), "{request}");
 
     // Without `summarize` (or with nothing left behind) no node is added.
-    let before = recorder.tree().unwrap().unwrap().nodes.len();
+    let before = stored_tree(&recorder).nodes.len();
     let first = tree.nodes[0].id.clone();
     navigate_with_summary(&s.compactor, &s.agent, &first, false, &cancel)
         .await
         .unwrap();
-    assert_eq!(recorder.tree().unwrap().unwrap().nodes.len(), before);
+    assert_eq!(stored_tree(&recorder).nodes.len(), before);
+}
+
+/// The stored tree of the recorder's current session.
+fn stored_tree(recorder: &SessionRecorder) -> arbor_store::SessionTree {
+    let id = recorder.session_id().unwrap();
+    recorder
+        .with_store(|store| store.session_tree(&id))
+        .unwrap()
 }

@@ -39,7 +39,9 @@ use std::path::{Path, PathBuf};
 use git2::{Oid, Repository};
 
 // The views of files front ends are shown are arbor-protocol's; snapshots make them.
-pub use arbor_protocol::views::code::{ChangeStatus, FileChange, FileDiff, PlannedChange, SnapshotId};
+pub use arbor_protocol::views::code::{
+    ChangeStatus, FileChange, FileDiff, PlannedChange, SnapshotId,
+};
 pub use exclude::{is_temporary, TEMP_SUFFIX};
 pub use restore::{RestoreOutcome, RestorePlan};
 pub use tracker::{CodeTracker, PATCH_MAX_BYTES};

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
 
-use git2::{FileMode, Oid};
 use super::{names, PlannedChange, SnapshotError, SnapshotId, Snapshots};
+use git2::{FileMode, Oid};
 
 /// What restoring a snapshot would change, before anything is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
