@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use arbor_app::views::branch::SearchHit;
-use arbor_app::DEFAULT_TOOLS;
 use arbor_app::{
     blocking, AppError, BranchPage, LiveSession, ModelGroup, ModelRequest, SessionConfig,
     SessionListItem, SessionStart, SessionState, SessionView,
 };
+use arbor_app::{NavigateTo, DEFAULT_TOOLS};
 use arbor_protocol::SessionEvent;
 use arbor_protocol::{ImageContent, ThinkingLevel};
 use tauri::ipc::Channel;
@@ -207,7 +207,11 @@ pub async fn open_branch(
     state: State<'_, DesktopState>,
     node_id: String,
 ) -> Result<SessionView> {
-    with_session(&state, &window, move |s| s.open_branch(&node_id)).await
+    with_session(&state, &window, move |s| {
+        s.navigate(&node_id, NavigateTo::NewestLeaf)?;
+        s.view()
+    })
+    .await
 }
 
 #[tauri::command]
@@ -283,7 +287,7 @@ pub async fn switch_session(
     with_session(&state, &window, move |s| {
         s.switch_session(&session_id)?;
         if let Some(node) = node_id {
-            s.go_to(&node)?;
+            s.navigate(&node, NavigateTo::Exactly)?;
         }
         s.view()
     })

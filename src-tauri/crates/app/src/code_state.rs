@@ -105,7 +105,7 @@ impl LiveSession {
     ) -> Result<NavigationWithFiles, AppError> {
         let (restore, preview) = self.restore_for_navigation(node_id, files, overwrite_outside)?;
         Ok(NavigationWithFiles {
-            navigation: self.navigate(node_id)?,
+            navigation: self.navigate(node_id, crate::commands::NavigateTo::Node)?,
             restore,
             preview,
         })

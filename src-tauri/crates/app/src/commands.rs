@@ -112,10 +112,27 @@ impl LiveSession {
         })
     }
 
-    /// Goes to a node (see [`arbor_coding::SessionRecorder::navigate`]).
-    pub fn navigate(&self, node_id: &str) -> Result<NavigationInfo, AppError> {
+    /// Goes to a node: the one way every front end moves in the tree (RPC `navigate`, `/goto`,
+    /// the tree panel, a branch switcher, a search hit), `to` saying where exactly; the next
+    /// prompt continues from there. (With a summary of the branch left behind:
+    /// [`LiveSession::start_navigate_summarized`]; with the node's files:
+    /// [`LiveSession::navigate_with_files`].)
+    pub fn navigate(&self, node_id: &str, to: NavigateTo) -> Result<NavigationInfo, AppError> {
         let recorder = self.recorder()?;
-        let navigation = recorder.navigate(&self.agent, node_id)?;
+        let navigation = match to {
+            NavigateTo::Node => recorder.navigate(&self.agent, node_id)?,
+            NavigateTo::Exactly => arbor_coding::Navigation {
+                leaf_id: Some(recorder.go_to(&self.agent, node_id)?),
+                editor_text: None,
+            },
+            NavigateTo::NewestLeaf => {
+                let session_id = recorder.session_id().ok_or(AppError::NothingToExport)?;
+                let leaf = recorder.with_store(|store| {
+                    crate::view::newest_leaf_under(store, &session_id, node_id)
+                })?;
+                recorder.navigate(&self.agent, &leaf)?
+            }
+        };
         Ok(self.navigation_info(navigation))
     }
 
@@ -297,12 +314,18 @@ impl LiveSession {
         let agent = self.agent.clone();
         Ok(tokio::spawn(async move { agent.continue_run().await }))
     }
+}
 
-    /// Makes `node_id` the leaf (a search hit, a node chosen in a tree): the next prompt
-    /// continues from it.
-    pub fn go_to(&self, node_id: &str) -> Result<String, AppError> {
-        Ok(self.recorder()?.go_to(&self.agent, node_id)?)
-    }
+/// Where [`LiveSession::navigate`] goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NavigateTo {
+    /// The node (a tree's node, RPC `navigate`, `/goto`): to a user message, the leaf moves to
+    /// its parent and its text comes back for editing (sending it makes a sibling branch).
+    Node,
+    /// The node itself as the leaf, a user message too (a search hit).
+    Exactly,
+    /// The newest leaf under the node (a `‹ 2/3 ›` switcher's sibling: its branch as last left).
+    NewestLeaf,
 }
 
 /// What a compaction did, with the conversation's length after it.

@@ -60,6 +60,7 @@ use arbor_store::{SearchOptions, Store};
 /// Every answer front ends are shown, by concern (the wire's, re-exported here).
 pub use arbor_protocol::views;
 pub use code_state::{code_tracker, FilesMode, FilesRestored, NavigationWithFiles, SNAPSHOTS_DIR};
+pub use commands::NavigateTo;
 pub use compare::{BranchComparison, ComparedBranch};
 pub use custom_endpoints::CustomEndpoint;
 pub use data_dir::{resolve_data_dir, DATA_DIR_ENV};

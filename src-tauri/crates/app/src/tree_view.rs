@@ -8,6 +8,7 @@ use crate::commands::deliver_export;
 use crate::responses::ExportInfo;
 
 use super::{AppError, LiveSession, SessionView};
+use crate::commands::NavigateTo;
 use crate::view::{entry_of_node, node_kind, BranchEntry};
 use arbor_coding::compaction::summarize_left_branch;
 use arbor_coding::export::{export_branch, ExportFormat};
@@ -71,10 +72,10 @@ impl LiveSession {
         }
     }
 
-    /// Goes to `node_id` (the navigate rule: to a user message, the leaf moves to its parent and
-    /// its text comes back for editing; to any other node, the next prompt continues from it).
+    /// [`LiveSession::navigate`] to `node_id` and the branch shown there (the tree panel's and a
+    /// restore's "go there too").
     pub fn visit_node(&self, node_id: &str) -> Result<NodeVisit, AppError> {
-        let navigation = self.navigate(node_id)?;
+        let navigation = self.navigate(node_id, NavigateTo::Node)?;
         Ok(NodeVisit {
             view: self.view()?,
             editor_text: navigation.editor_text,

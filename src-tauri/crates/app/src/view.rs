@@ -99,16 +99,6 @@ impl LiveSession {
             branch_page(store, &session_id, leaf.as_deref(), Some(before), count)
         })
     }
-
-    /// Moves to the most recent leaf under `node_id` (a sibling a switcher chose) and loads
-    /// that branch; the next prompt continues from there.
-    pub fn open_branch(&self, node_id: &str) -> Result<SessionView, AppError> {
-        let recorder = self.recorder()?;
-        let session_id = recorder.session_id().ok_or(AppError::NothingToExport)?;
-        let leaf = recorder.with_store(|store| newest_leaf_under(store, &session_id, node_id))?;
-        recorder.navigate(&self.agent, &leaf)?;
-        self.view()
-    }
 }
 
 /// Up to `count` entries of the branch ending at `leaf` (the live session's own place), just
@@ -234,7 +224,11 @@ pub(super) fn entry_of_node(
 
 /// The most recently created leaf in the subtree of `node_id` (the node itself if it has no
 /// children).
-fn newest_leaf_under(store: &Store, session_id: &str, node_id: &str) -> Result<String, AppError> {
+pub(crate) fn newest_leaf_under(
+    store: &Store,
+    session_id: &str,
+    node_id: &str,
+) -> Result<String, AppError> {
     let start = store.resolve_node_id(session_id, node_id)?;
     let tree = store.session_tree(session_id)?;
     let mut children: HashMap<&str, Vec<&arbor_store::TreeNode>> = HashMap::new();

@@ -125,7 +125,7 @@ pub(crate) fn session_command(name: &str, argument: &str, session: &LiveSession,
             Ok("(summarising the branch you leave…)".to_owned())
         }
         "goto" => {
-            let navigation = session.navigate(argument)?;
+            let navigation = session.navigate(argument, arbor_app::NavigateTo::Node)?;
             Ok(describe_navigation(navigation.editor_text.as_deref()))
         }
         "label" if argument.is_empty() => Err(anyhow::anyhow!("usage: /label NODE [TEXT]")),

@@ -23,9 +23,23 @@
 //! | `turn_end` | `message` (the assistant message), `tool_results` (model order) | the turn is over |
 //! | `agent_end` | `messages` (every message the run added), `status` (`completed`/`aborted`/`failed`), `error?` (an [`arbor_llm::LlmError`], tagged `kind`) | the run is over |
 //!
-//! Beside them, the coding layer's [`CodingEvent`]s (`node_appended`, `store_error`,
-//! `retry_scheduled`, `compaction_start`, `compaction_end`; documented on the type) travel in
-//! the same flat form; a live session sends both as one stream of [`SessionEvent`]s.
+//! Beside them, the coding layer's [`CodingEvent`]s travel in the same flat form; a live session
+//! sends both as one stream of [`SessionEvent`]s:
+//!
+//! | `type` | fields | when |
+//! |---|---|---|
+//! | `node_appended` | `node_id`, `parent_id`, `session_id`, `sibling_ids?`, `node?` (a [`views::branch::TreeNodeView`]) | a node was stored: right after its `message_end`, or a model/thinking change; the session API fills in its siblings and tree view |
+//! | `store_error` | `message` | storing failed: the run stops, the unsaved turn can be sent again |
+//! | `session_written_elsewhere` | `session_id`, `other_leaf_id?` | another process wrote to the session: read it again |
+//! | `stream_notice` | `message`, `skipped` | something in the provider's stream was skipped; the run goes on |
+//! | `snapshot_error` | `message` | a step's files could not be recorded; the run goes on |
+//! | `approval_requested` | `approval_id`, `kind`, `name`, `skill_md`, `files`, `allowed_tools`, `reason`, `previous?` | the model proposed a tool (or a change): the user decides |
+//! | `approval_resolved` | `approval_id`, `name`, `status` | a proposal was approved or rejected |
+//! | `retry_scheduled` | `attempt`, `delay_ms`, `error` | a transient failure; the request is sent again |
+//! | `compaction_start` / `compaction_end` | `reason`; `tokens_before`, `tokens_after?`, `summary?`, `node_id?`, `error?` | a compaction ran |
+//!
+//! Every failure a front end is shown carries an [`ErrorCode`] (`busy`, `not_found`,
+//! `changed_outside`, …): the desktop's `{code, message}`, RPC responses' `code`.
 //!
 //! Beside the stream, [`views`] holds every answer front ends are shown on request: projects,
 //! session lists, the session's state, model pickers, key statuses, the chat's branch and the
@@ -70,8 +84,14 @@
 //! | `set_model` | `model`, `provider?` | switch model for the next request |
 //! | `set_thinking_level` | `level` (`off`…`high`) | switch thinking level for the next request |
 //! | `new_session` | — | start an empty conversation |
-//! | `get_tree` | — | the stored session's tree |
-//! | `navigate` | `node_id`, `summarize?` | go to a node (a user message comes back for editing); with `summarize`, a summary of the branch left behind |
+//! | `get_tree` | — | the stored session's tree, as the tree panel shows it |
+//! | `navigate` | `node_id`, `summarize?`, `files?` (`keep`/`restore`), `overwrite?` | go to a node (a user message comes back for editing); with `summarize`, a summary of the branch left behind; with `files: restore`, the node's files come back too |
+//! | `preview_restore` | `node_id` | what bringing a node's files back would write and delete |
+//! | `undo_restore` | `overwrite?` | put the files back as they were before the last restore |
+//! | `diff_nodes` | `from`, `to` | the files that differ between two nodes, with patches |
+//! | `list_tools`, `tool_history` | `name?` (history) | the model's tools; their runs |
+//! | `approve_tool`, `reject_tool` | `approval_id`, `reason?` (reject) | answer a proposed tool |
+//! | `revoke_tool` | `name` | take an approval back |
 //! | `compact` | `focus?` | summarise the older conversation now |
 //! | `export` | `format?`, `scope?`, `path?` | the session as Markdown, JSONL or HTML |
 //! | `label` | `node_id`, `label?` | label a node (none removes it) |

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use arbor_app::views::branch::NodeKind;
-use arbor_app::{LiveSession, ModelRequest, SessionView};
+use arbor_app::{LiveSession, ModelRequest, NavigateTo, SessionView};
 use arbor_llm::UserContent;
 use arbor_protocol::{AgentEvent, AgentMessage, CodingEvent, RunStatus, SessionEvent};
 use arbor_test_support::{Script, Turn, Usage};
@@ -209,7 +209,8 @@ async fn edits_and_regenerations_are_siblings_the_view_can_switch_between() {
     assert_eq!(answer_text(&view, 1), "Answer to the edit.");
 
     // Back to the first branch, at its leaf.
-    let old = session.open_branch(&user_id).unwrap();
+    session.navigate(&user_id, NavigateTo::NewestLeaf).unwrap();
+    let old = session.view().unwrap();
     assert_eq!(old.entries[0].node_id, user_id);
     assert_eq!(answer_text(&old, 1), "First answer.");
 

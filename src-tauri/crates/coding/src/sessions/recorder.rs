@@ -675,7 +675,9 @@ mod tests {
         let user_id = recorder.regenerate(&agent).unwrap();
         assert_eq!(texts(&agent), ["q1", "a1", "q2 again"]);
         let id = recorder.session_id().unwrap();
-        let tree = recorder.with_store(|store| store.session_tree(&id)).unwrap();
+        let tree = recorder
+            .with_store(|store| store.session_tree(&id))
+            .unwrap();
         assert!(tree.nodes.iter().any(|n| n.id == user_id && n.is_leaf));
 
         // Fork: a new session with the path to the node.
