@@ -76,3 +76,36 @@ fn close_window(window: &tauri::Window, api: &tauri::CloseRequestApi) {
         let _ = window.destroy();
     });
 }
+
+#[cfg(test)]
+mod layering {
+    //! No front end reaches past the session API: the desktop shell and the CLI depend on
+    //! `arbor-app` (the session API) and `arbor-protocol` (the wire) among Arbor's crates, and
+    //! on nothing below them (what they name from below comes through those two).
+
+    /// The `arbor-*` crates in the `[dependencies]` table of the manifest at `path`.
+    fn arbor_dependencies(path: &std::path::Path) -> Vec<String> {
+        let manifest = std::fs::read_to_string(path).unwrap();
+        let mut in_dependencies = false;
+        let mut found = Vec::new();
+        for line in manifest.lines() {
+            let line = line.trim();
+            if line.starts_with('[') {
+                in_dependencies = line == "[dependencies]";
+            } else if in_dependencies && line.starts_with("arbor-") {
+                found.push(line.split([' ', '=']).next().unwrap().to_owned());
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn front_ends_depend_on_the_session_api_and_the_wire_only() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        for manifest in ["Cargo.toml", "src-tauri/crates/cli/Cargo.toml"] {
+            let mut found = arbor_dependencies(&root.join(manifest));
+            found.sort();
+            assert_eq!(found, ["arbor-app", "arbor-protocol"], "{manifest}");
+        }
+    }
+}

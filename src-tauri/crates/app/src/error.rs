@@ -43,6 +43,8 @@ pub enum AppError {
     #[error(transparent)]
     Import(#[from] ImportError),
     #[error(transparent)]
+    WrongProject(#[from] crate::stored::WrongProject),
+    #[error(transparent)]
     Secret(#[from] SecretError),
     #[error(transparent)]
     Settings(#[from] SettingsError),
@@ -115,6 +117,12 @@ impl AppError {
             AppError::Client(error) => error.code(),
             AppError::ExportOption(error) => error.code(),
             AppError::Write(_) => ErrorCode::Io,
+            AppError::WrongProject(crate::stored::WrongProject::NoSessionsHere(_)) => {
+                ErrorCode::NoProject
+            }
+            AppError::WrongProject(crate::stored::WrongProject::OtherProject { .. }) => {
+                ErrorCode::InvalidNode
+            }
             AppError::Import(_) => ErrorCode::InvalidImport,
             AppError::NotStored => ErrorCode::NotStored,
             AppError::NotAttached => ErrorCode::NotAttached,

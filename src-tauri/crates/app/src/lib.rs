@@ -42,6 +42,7 @@ pub mod project;
 pub mod responses;
 pub mod selection;
 pub mod settings;
+pub mod stored;
 pub mod tree_view;
 pub mod user_config;
 pub mod view;
@@ -57,6 +58,10 @@ pub use arbor_protocol::views::{
 };
 use arbor_store::{SearchOptions, Store};
 
+/// A tool's spec, for front ends that describe tools (`arbor tools`).
+pub use arbor_agent::AgentTool;
+/// The model catalogue (`models.json`), for front ends that list or pick models.
+pub use arbor_llm::catalog;
 /// Every answer front ends are shown, by concern (the wire's, re-exported here).
 pub use arbor_protocol::views;
 pub use code_state::{code_tracker, FilesMode, FilesRestored, NavigationWithFiles, SNAPSHOTS_DIR};
@@ -71,6 +76,7 @@ pub use live::{request_options, Interrupter, LiveSession, SessionConfig, Session
 pub use project::{check_folder, ProjectError, ProjectFolder};
 pub use selection::{select, ModelRequest, Selection, SelectionError};
 pub use settings::{Settings, SettingsError, SettingsFile};
+pub use stored::{DatabaseCheck, ImportedSession, StoredSessions, WrongProject};
 pub use tree_view::{stored_tree_view, NodeVisit, SessionTreeDelta, SessionTreeView, TreeNodeView};
 pub use user_config::{KeyStatusList, KeychainProblem, GITHUB_TOKEN_VARIABLES};
 pub use view::{BranchEntry, BranchPage, SessionState, SessionView, VIEW_TAIL};
@@ -85,6 +91,28 @@ pub use arbor_coding::{
 pub type EnvReader = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// Store rows → list items, with each session's figures (read once per project).
+/// The store's search hits as front ends are shown them.
+pub(crate) fn search_hits(
+    store: &Store,
+    query: &str,
+    options: &SearchOptions,
+) -> Result<Vec<SearchHit>, arbor_store::StoreError> {
+    let hits = store.search(query, options)?;
+    Ok(hits
+        .into_iter()
+        .map(|hit| SearchHit {
+            project_id: hit.project_id,
+            project_root: hit.project_root,
+            session_id: hit.session_id,
+            session_title: hit.session_title,
+            node_id: hit.node_id,
+            kind: view::node_kind(hit.kind),
+            snippet: hit.snippet,
+            created_at: hit.created_at,
+        })
+        .collect())
+}
+
 pub(crate) fn session_list_items(
     store: &Store,
     summaries: Vec<arbor_store::SessionSummary>,
@@ -352,27 +380,15 @@ impl ArborApp {
         let Some(project) = store.find_project(root)? else {
             return Ok(Vec::new());
         };
-        let hits = store.search(
+        Ok(search_hits(
+            &store,
             query,
             &SearchOptions {
                 project_id: Some(project.id),
                 session_id: None,
                 limit: Some(50),
             },
-        )?;
-        Ok(hits
-            .into_iter()
-            .map(|hit| SearchHit {
-                project_id: hit.project_id,
-                project_root: hit.project_root,
-                session_id: hit.session_id,
-                session_title: hit.session_title,
-                node_id: hit.node_id,
-                kind: view::node_kind(hit.kind),
-                snippet: hit.snippet,
-                created_at: hit.created_at,
-            })
-            .collect())
+        )?)
     }
 
     pub fn rename_session(&self, session_id: &str, title: &str) -> Result<(), AppError> {

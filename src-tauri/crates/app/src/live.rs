@@ -193,6 +193,15 @@ impl LiveSession {
         Ok(session)
     }
 
+    /// [`LiveSession::connect_store`] over a data folder's [`crate::StoredSessions`] (the CLI).
+    pub fn connect_stored(
+        &mut self,
+        stored: crate::StoredSessions,
+        start: SessionStart,
+    ) -> Result<(), AppError> {
+        self.connect_store(stored.into_store(), start)
+    }
+
     /// Stores the conversation in `store`, in the project of the session's folder, starting on
     /// `start`'s session (its context loaded into the agent). Call before [`LiveSession::attach`].
     pub fn connect_store(&mut self, store: Store, start: SessionStart) -> Result<(), AppError> {

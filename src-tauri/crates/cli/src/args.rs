@@ -55,7 +55,7 @@ pub struct ModelArgs {
     /// The wire protocol: openai-completions, openai-responses, anthropic-messages or
     /// google-generative-ai. Overrides the provider's; with --base-url, reaches any endpoint.
     #[arg(long, value_name = "KIND")]
-    pub api: Option<arbor_llm::Api>,
+    pub api: Option<arbor_protocol::Api>,
 
     /// The model id; PROVIDER/ID names the provider too.
     #[arg(long, value_name = "ID")]
@@ -71,7 +71,7 @@ pub struct ModelArgs {
 
     /// How hard the model thinks: off, minimal, low, medium or high.
     #[arg(long, value_name = "LEVEL", default_value = "off")]
-    pub thinking: arbor_llm::ThinkingLevel,
+    pub thinking: arbor_protocol::ThinkingLevel,
 }
 
 /// Which stored session a run continues. Default: a new session stored in DATA_DIR/arbor.db.
@@ -348,8 +348,8 @@ mod tests {
         .unwrap();
         assert!(cli.print);
         assert_eq!(cli.prompts, ["one", "two"]);
-        assert_eq!(cli.model.api, Some(arbor_llm::Api::OpenAiCompletions));
-        assert_eq!(cli.model.thinking, arbor_llm::ThinkingLevel::High);
+        assert_eq!(cli.model.api, Some(arbor_protocol::Api::OpenAiCompletions));
+        assert_eq!(cli.model.thinking, arbor_protocol::ThinkingLevel::High);
         assert_eq!(cli.mode, Mode::Text);
         assert!(!cli.agent.no_tools);
     }

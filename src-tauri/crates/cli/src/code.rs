@@ -5,38 +5,13 @@
 use std::io::{BufRead, Write};
 use std::path::Path;
 
-use arbor_app::code_tracker;
 use arbor_app::sessions::{NodeDiff, RestoreInfo, RestorePreview};
 use arbor_app::snapshots::ChangeStatus;
-use arbor_app::SessionRecorder;
-use arbor_store::Store;
+use arbor_app::{SessionRecorder, StoredSessions};
 
 /// A recorder over the project of `cwd` with its snapshots, for nodes of that project only.
 fn recorder_for(data_dir: &Path, cwd: &Path, nodes: &[&str]) -> anyhow::Result<SessionRecorder> {
-    let store = Store::open(data_dir)?;
-    let root = cwd.canonicalize()?;
-    let project = store.find_project(&root)?.ok_or_else(|| {
-        anyhow::anyhow!(
-            "{} has no Arbor sessions: run this in the project's folder (or with -C DIR)",
-            root.display()
-        )
-    })?;
-    for node in nodes {
-        let found = store.get_node(node)?;
-        let session = store.get_session(&found.session_id)?;
-        if session.project_id != project.id {
-            let other = store.get_project(&session.project_id)?;
-            anyhow::bail!(
-                "node {} belongs to the project at {}: run this there (or with -C {})",
-                found.id,
-                other.root,
-                other.root
-            );
-        }
-    }
-    let recorder = SessionRecorder::new(store, &root)?;
-    recorder.set_code_tracker(Some(code_tracker(data_dir, &project)));
-    Ok(recorder)
+    Ok(StoredSessions::open(data_dir)?.code_recorder(cwd, nodes)?)
 }
 
 fn status_word(status: ChangeStatus) -> &'static str {

@@ -4,28 +4,28 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use arbor_store::{Store, DB_FILE_NAME};
+use arbor_app::{DatabaseCheck, StoredSessions};
 
 pub fn run(data_dir: &Path, out: &mut impl Write) -> anyhow::Result<ExitCode> {
-    let path = data_dir.join(DB_FILE_NAME);
-    if !path.is_file() {
-        writeln!(
-            out,
-            "{}: no database yet (nothing stored): nothing to check",
-            path.display()
-        )?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let store = Store::open_read_only(data_dir)?;
-    let problems = store.check_integrity()?;
-    if problems.is_empty() {
-        writeln!(
-            out,
-            "{}: ok (pages, indexes, full-text index)",
-            path.display()
-        )?;
-        return Ok(ExitCode::SUCCESS);
-    }
+    let (path, problems) = match StoredSessions::check_integrity(data_dir)? {
+        DatabaseCheck::NoDatabase(path) => {
+            writeln!(
+                out,
+                "{}: no database yet (nothing stored): nothing to check",
+                path.display()
+            )?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        DatabaseCheck::Sound(path) => {
+            writeln!(
+                out,
+                "{}: ok (pages, indexes, full-text index)",
+                path.display()
+            )?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        DatabaseCheck::Damaged(path, problems) => (path, problems),
+    };
     writeln!(
         out,
         "{}: damaged ({} problem(s)):",

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use arbor_llm::catalog::Catalog;
+use arbor_app::catalog::Catalog;
 
 pub fn print(
     catalog: &Catalog,

@@ -9,8 +9,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use arbor_llm::{AssistantEvent, LlmError, StopReason};
 use arbor_protocol::{AgentEvent, AgentMessage, RunStatus, SessionEvent};
+use arbor_protocol::{AssistantEvent, LlmError, StopReason};
 
 use crate::selection::Selection;
 use arbor_app::{KeySource, LiveSession};
@@ -143,7 +143,7 @@ mod tests {
 
     #[test]
     fn authentication_failures_name_the_variable() {
-        let catalog = arbor_llm::catalog::Catalog::builtin().unwrap();
+        let catalog = arbor_app::catalog::Catalog::builtin().unwrap();
         let (model, _) = catalog.resolve(Some("anthropic"), None).unwrap();
         let selection = Selection {
             model,

@@ -4,8 +4,8 @@
 
 use std::io::Write;
 
-use arbor_llm::{AssistantEvent, JsonObject, Usage, UserContent};
 use arbor_protocol::{AgentEvent, RunStatus};
+use arbor_protocol::{AssistantEvent, JsonObject, Usage, UserContent};
 
 /// ANSI styling that collapses to nothing when colour is off.
 #[derive(Debug, Clone, Copy)]
@@ -224,7 +224,7 @@ pub fn usage_line(usage: &Usage) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbor_llm::TextContent;
+    use arbor_protocol::TextContent;
     use serde_json::json;
 
     fn args(value: serde_json::Value) -> JsonObject {

@@ -7,9 +7,9 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use arbor_app::catalog::Catalog;
 use arbor_app::export::{ExportFormat, ExportScope};
 use arbor_app::{AppError, LiveSession, NavigationWithFiles, ProviderKeys};
-use arbor_llm::catalog::Catalog;
 use arbor_protocol::{Command, CommandEnvelope, ErrorCode};
 use serde_json::{json, Value};
 use tokio::io::AsyncBufReadExt;

@@ -2,8 +2,8 @@
 //! `arbor_app::ModelRequest`, resolved by the session API, with the CLI's wording for
 //! a missing key (it names `--api-key`).
 
+use arbor_app::catalog::{Catalog, CatalogError};
 use arbor_app::{ApiKey, ModelRequest, ProviderKeys, SelectionError as AppSelectionError};
-use arbor_llm::catalog::{Catalog, CatalogError};
 
 use crate::args::ModelArgs;
 
@@ -64,7 +64,7 @@ pub fn select(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arbor_llm::{Api, ThinkingLevel};
+    use arbor_protocol::{Api, ThinkingLevel};
 
     fn args() -> ModelArgs {
         ModelArgs {

@@ -7,7 +7,7 @@ use std::path::Path;
 use arbor_app::secrets::ToolEnvironment;
 use arbor_app::{parse_tool_list, CodingEvent};
 use arbor_app::{AppError, LiveSession, SessionConfig};
-use arbor_llm::ThinkingLevel;
+use arbor_protocol::ThinkingLevel;
 
 use crate::args::AgentArgs;
 use crate::selection::Selection;

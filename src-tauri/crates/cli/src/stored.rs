@@ -4,9 +4,10 @@
 use std::io::Write;
 use std::path::Path;
 
+use arbor_app::views::branch::SearchHit;
+use arbor_app::views::SessionListItem;
 use arbor_app::SessionStart;
-use arbor_app::SessionTreeView;
-use arbor_store::{SearchHit, SearchOptions, SessionSummary, Store};
+use arbor_app::{SessionTreeView, StoredSessions};
 
 use crate::args::SessionArgs;
 use arbor_app::LiveSession;
@@ -28,7 +29,7 @@ pub fn connect(
         (None, true) => SessionStart::Latest,
         (None, false) => SessionStart::New,
     };
-    session.connect_store(Store::open(data_dir)?, start)?;
+    session.connect_stored(StoredSessions::open(data_dir)?, start)?;
     Ok(())
 }
 
@@ -40,15 +41,8 @@ pub fn list(
     all: bool,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    let store = crate::config::open_store_for_reading(data_dir)?;
-    let sessions = if all {
-        store.list_sessions(None, None)?
-    } else {
-        match store.find_project(cwd)? {
-            Some(project) => store.list_sessions(Some(&project.id), None)?,
-            None => Vec::new(),
-        }
-    };
+    let stored = StoredSessions::open_for_reading(data_dir)?;
+    let sessions = stored.list((!all).then_some(cwd))?;
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&sessions)?)?;
     } else {
@@ -58,7 +52,7 @@ pub fn list(
 }
 
 fn write_sessions(
-    sessions: &[SessionSummary],
+    sessions: &[SessionListItem],
     all: bool,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
@@ -71,16 +65,16 @@ fn write_sessions(
         return writeln!(out, "no sessions{scope}");
     }
     for s in sessions {
-        let title = if s.session.title.is_empty() {
+        let title = if s.title.is_empty() {
             "(untitled)"
         } else {
-            &s.session.title
+            &s.title
         };
         write!(
             out,
             "{}  {}  {:>4} nodes  {}",
-            s.session.id,
-            format_time(s.session.updated_at),
+            s.id,
+            format_time(s.updated_at),
             s.node_count,
             title
         )?;
@@ -94,12 +88,17 @@ fn write_sessions(
 
 /// `arbor tree ID [--json]`.
 pub fn tree(data_dir: &Path, id: &str, json: bool, out: &mut impl Write) -> anyhow::Result<()> {
-    let store = crate::config::open_store_for_reading(data_dir)?;
+    let (title, tree) = StoredSessions::open_for_reading(data_dir)?.tree(id)?;
     if json {
-        let tree = store.session_tree(id)?;
-        writeln!(out, "{}", serde_json::to_string_pretty(&tree)?)?;
+        // The tree panel's view of the session, with its title.
+        let shown = serde_json::json!({
+            "session_id": tree.session_id,
+            "title": title,
+            "leaf_id": tree.leaf_id,
+            "nodes": tree.nodes,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&shown)?)?;
     } else {
-        let (title, tree) = arbor_app::stored_tree_view(&store, id)?;
         out.write_all(render_tree(&title, &tree).as_bytes())?;
     }
     Ok(())
@@ -112,8 +111,7 @@ pub fn search(
     json: bool,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    let store = crate::config::open_store_for_reading(data_dir)?;
-    let hits = store.search(query, &SearchOptions::default())?;
+    let hits = StoredSessions::open_for_reading(data_dir)?.search(query)?;
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(&hits)?)?;
     } else {

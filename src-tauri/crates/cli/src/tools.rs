@@ -20,7 +20,7 @@ fn toolbox(data_dir: &Path, cwd: &Path) -> anyhow::Result<Arc<Toolbox>> {
             .map(|t| (t.spec().name.clone(), t.spec().description.clone()))
             .collect();
     let create = CreateToolTool::new(toolbox.clone(), Arc::new(|| None));
-    let spec = arbor_agent::AgentTool::spec(&create);
+    let spec = arbor_app::AgentTool::spec(&create);
     builtins.push((spec.name.clone(), spec.description.clone()));
     toolbox.set_builtins(builtins);
     Ok(toolbox)

@@ -4,10 +4,8 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use arbor_app::export::{
-    export_session_readable, import_jsonl, write_atomically, ExportFormat, ExportScope,
-};
-use arbor_store::Store;
+use arbor_app::export::{write_atomically, ExportFormat, ExportScope};
+use arbor_app::StoredSessions;
 
 use crate::args::ScopeArg;
 
@@ -25,8 +23,7 @@ pub fn export(
         Some(ScopeArg::Tree) => ExportScope::WholeTree,
         None => ExportScope::default_for(format),
     };
-    let store = crate::config::open_store_for_reading(data_dir)?;
-    let export = export_session_readable(&store, id, scope, format)?;
+    let export = StoredSessions::open_for_reading(data_dir)?.export(id, scope, format)?;
     if !export.unreadable.is_empty() {
         eprintln!(
             "arbor: note: the database is damaged: {} message(s) could not be read and are left \
@@ -57,8 +54,8 @@ pub fn import(
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
     let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let store = Store::open(data_dir)?;
-    let session = import_jsonl(&store, &bytes, cwd)
+    let session = StoredSessions::open(data_dir)?
+        .import_jsonl(&bytes, cwd)
         .with_context(|| format!("{} cannot be imported", file.display()))?;
     writeln!(
         out,

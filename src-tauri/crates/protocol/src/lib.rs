@@ -119,4 +119,7 @@ pub use message::{AgentMessage, CustomMessage};
 // The message vocabulary is the LLM layer's; front ends name it from here.
 /// The stable code of every error front ends are shown.
 pub use arbor_error_code::ErrorCode;
-pub use arbor_llm::{Api, AssistantEvent, ImageContent, LlmError, ThinkingLevel};
+pub use arbor_llm::{
+    Api, AssistantEvent, ImageContent, JsonObject, LlmError, StopReason, TextContent,
+    ThinkingLevel, Usage, UserContent,
+};

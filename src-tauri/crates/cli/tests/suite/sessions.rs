@@ -81,9 +81,11 @@ async fn a_run_stores_every_message_and_the_subcommands_show_it() {
         kinds(&tree),
         ["user", "assistant", "tool_result", "assistant"]
     );
-    assert_eq!(tree["session"]["title"], "what do the notes say?");
+    assert_eq!(tree["title"], "what do the notes say?");
     let nodes = tree["nodes"].as_array().unwrap();
-    assert_eq!(nodes[3]["is_leaf"], true);
+    assert_eq!(tree["leaf_id"], nodes[3]["id"]);
+    // The tree panel's view: what each answer used.
+    assert!(nodes[3]["tokens"].as_u64().unwrap() > 0, "{tree}");
     assert_eq!(nodes[3]["first_line"], "The notes mention a zebra.");
     for pair in nodes.windows(2) {
         assert_eq!(pair[1]["parent_id"], pair[0]["id"]);

@@ -207,7 +207,7 @@ async fn the_threshold_is_checked_inside_a_tool_loop() {
     let context = recorder.context_nodes().unwrap();
     assert_eq!(context[0].id, *node_id.as_ref().unwrap());
     assert_eq!(context[0].first_kept_id.as_ref(), Some(&context[1].id));
-    let tree = stored_tree(&recorder);
+    let tree = stored_tree(recorder);
     assert_eq!(tree.nodes.len(), 5);
     assert!(s.texts()[0].contains("SUMMARY-ONE"));
 }
@@ -453,7 +453,7 @@ async fn leaving_a_branch_can_carry_its_summary_along() {
     s.agent.prompt("question-one", Vec::new()).await.unwrap();
     s.agent.prompt("question-two", Vec::new()).await.unwrap();
     let recorder = s.recorder.as_ref().unwrap();
-    let tree = stored_tree(&recorder);
+    let tree = stored_tree(recorder);
     let q2 = tree
         .nodes
         .iter()
@@ -485,12 +485,12 @@ async fn leaving_a_branch_can_carry_its_summary_along() {
     assert!(!request.contains("\"answer-two\""), "{request}");
 
     // Without `summarize` (or with nothing left behind) no node is added.
-    let before = stored_tree(&recorder).nodes.len();
+    let before = stored_tree(recorder).nodes.len();
     let first = tree.nodes[0].id.clone();
     navigate_with_summary(&s.compactor, &s.agent, &first, false, &cancel)
         .await
         .unwrap();
-    assert_eq!(stored_tree(&recorder).nodes.len(), before);
+    assert_eq!(stored_tree(recorder).nodes.len(), before);
 }
 
 /// The stored tree of the recorder's current session.
