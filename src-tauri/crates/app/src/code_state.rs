@@ -7,10 +7,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arbor_store::Project;
-use serde::Serialize;
 
 use super::{AppError, LiveSession, Settings, SettingsFile};
-use crate::responses::NavigationInfo;
 use arbor_coding::sessions::{NodeDiff, RestoreInfo, RestorePreview};
 use arbor_coding::snapshots::{CodeTracker, SnapshotOptions};
 pub use arbor_protocol::views::branch::FilesRestored;
@@ -21,18 +19,7 @@ pub const SNAPSHOTS_DIR: &str = "snapshots";
 /// What going to a node does with the files (the protocol's, shared by every front end).
 pub use arbor_protocol::FilesMode;
 
-/// Where going to a node landed, and the restore done on the way.
-#[derive(Debug, Clone, Serialize)]
-pub struct NavigationWithFiles {
-    #[serde(flatten)]
-    pub navigation: NavigationInfo,
-    /// With `files: restore`: what was written and deleted.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub restore: Option<RestoreInfo>,
-    /// With `files: restore`: the preview's list, as it was done.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub preview: Option<RestorePreview>,
-}
+pub use arbor_protocol::responses::NavigationWithFiles;
 
 /// The snapshots of `project`, in `<data dir>/snapshots/<project id>.git`, leaving out what the
 /// settings' `snapshotIgnores` list (unreadable settings: none extra).

@@ -39,7 +39,8 @@ pub mod keys;
 pub mod live;
 mod model_tools;
 pub mod project;
-pub mod responses;
+/// What each session command answers (RPC responses), the wire's.
+pub use arbor_protocol::responses;
 pub mod selection;
 pub mod settings;
 pub mod stored;

@@ -101,7 +101,7 @@
 //! | `regenerate` | — | ask again from the branch's last user message |
 //! | `rename_session` | `title` | rename the current session |
 //!
-//! What each answers is documented in `docs/rpc.md` and typed in `arbor_app::responses`.
+//! What each answers is documented in `docs/rpc.md` and typed in [`responses`].
 //! A [`CommandEnvelope`] adds an optional `id` (RPC clients match responses by it; any JSON
 //! value).
 //! Tests snapshot one serialized example of every event and command (`tests/snapshots/`).
@@ -110,6 +110,7 @@ pub mod coding_event;
 pub mod command;
 pub mod event;
 pub mod message;
+pub mod responses;
 pub mod views;
 
 pub use coding_event::{CodingEvent, CompactionReason, SessionEvent};

@@ -1,11 +1,12 @@
 //! What the session commands answer, as typed structs. They serialize exactly as the RPC
 //! responses documented in `docs/rpc.md` (the CLI writes them as they are); the desktop shell
-//! returns them from its commands. They live here, not in `arbor-protocol`, because several
-//! carry the store's types (trees, session lists), which the protocol crate does not know.
+//! returns them from its commands. Made by `arbor-app` (re-exported as `arbor_app::responses`)
+//! from the views, never from a store row.
 
 use std::path::PathBuf;
 
-use crate::tree_view::SessionTreeView;
+use crate::views::branch::SessionTreeView;
+use crate::views::code::{RestoreInfo, RestorePreview};
 use serde::Serialize;
 
 /// `abort`: how many queued messages were dropped.
@@ -22,10 +23,7 @@ pub struct ModelInfo {
     pub model: String,
 }
 
-/// `get_tree`: the tree panel's view of the session ([`LiveSession::tree_view`]); `null`
-/// before the first message.
-///
-/// [`LiveSession::tree_view`]: crate::LiveSession::tree_view
+/// `get_tree`: the tree panel's view of the session; `null` before the first message.
 #[derive(Debug, Clone, Serialize)]
 pub struct TreeInfo {
     pub tree: Option<SessionTreeView>,
@@ -90,7 +88,7 @@ pub struct SwitchInfo {
 /// `list_sessions`.
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionsInfo {
-    pub sessions: Vec<crate::SessionListItem>,
+    pub sessions: Vec<crate::views::SessionListItem>,
 }
 
 /// `regenerate`: the user message the new answer will follow.
@@ -104,4 +102,17 @@ pub struct RegenerateInfo {
 pub struct RenameInfo {
     pub session_id: String,
     pub title: String,
+}
+
+/// `navigate` with `files`: where going to a node landed, and the restore done on the way.
+#[derive(Debug, Clone, Serialize)]
+pub struct NavigationWithFiles {
+    #[serde(flatten)]
+    pub navigation: NavigationInfo,
+    /// With `files: restore`: what was written and deleted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restore: Option<RestoreInfo>,
+    /// With `files: restore`: the preview's list, as it was done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview: Option<RestorePreview>,
 }
