@@ -10,6 +10,7 @@ import { vi } from 'vitest';
 import type { Transport } from './ipc';
 import type { Commands } from './ipc/generated/commands';
 import type {
+  AgentMessage,
   BranchComparison,
   BranchEntry,
   FileChange,
@@ -300,6 +301,31 @@ const USAGE = {
   cache_write: 0,
   cost: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
 };
+
+/** A finished answer of the mock model saying `text`. */
+export function reply(text: string): AgentMessage {
+  return {
+    role: 'assistant',
+    content: [{ type: 'text', text }],
+    api: 'openai-completions',
+    provider: 'mock',
+    model: 'm1',
+    usage: USAGE,
+    stop_reason: 'stop',
+  };
+}
+
+/** What the stream says when `node` is stored (its view and siblings carried). */
+export function appendedEvent(node: TreeNodeView, siblings: string[] = [node.id]): SessionEvent {
+  return {
+    type: 'node_appended',
+    node_id: node.id,
+    parent_id: node.parent_id,
+    session_id: 's1',
+    sibling_ids: siblings,
+    node,
+  };
+}
 
 /**
  * A node of a fake tree as the store would answer it: its first line as the text, an assistant

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
 import * as ipc from '../ipc';
 import type { AgentMessage, SessionEvent, SessionTreeView, TreeNodeView } from '../ipc/wire';
-import { landedAt, STATE, TREE } from '../test-ipc';
+import { landedAt, reply, STATE, TREE } from '../test-ipc';
 import { ChatStore } from './chat.svelte';
 import type { TurnNode } from './tree';
 import { RELOAD_DELAY, TreePanelStore } from './tree-panel.svelte';
@@ -300,21 +300,7 @@ function stored(id: string, parent: string | null, kind: TreeNodeView['kind']): 
 }
 
 const ASK: AgentMessage = { role: 'user', content: [{ type: 'text', text: 'user u3' }] };
-const REPLY: AgentMessage = {
-  role: 'assistant',
-  content: [{ type: 'text', text: 'assistant a3' }],
-  api: 'openai-completions',
-  provider: 'mock',
-  model: 'm1',
-  usage: {
-    input: 1,
-    output: 1,
-    cache_read: 0,
-    cache_write: 0,
-    cost: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
-  },
-  stop_reason: 'stop',
-};
+const REPLY = reply('assistant a3');
 const U3 = stored('u3', 'a1b', 'user');
 const A3 = stored('a3', 'u3', 'assistant');
 /** The fake tree after the run below: a message more under the leaf, and its answer. */

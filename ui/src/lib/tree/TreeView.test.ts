@@ -5,7 +5,7 @@ import App from '../../App.svelte';
 import * as ipc from '../../ipc';
 import type { SessionTreeView, TreeNodeView } from '../../ipc/wire';
 import { RELOAD_DELAY } from '../../state/tree-panel.svelte';
-import { emit, landedAt, REPO, TREE } from '../../test-ipc';
+import { appendedEvent, emit, landedAt, reply, REPO, TREE } from '../../test-ipc';
 
 vi.mock('../../ipc', async (importOriginal) => {
   const { fakeIpc } = await import('../../test-ipc');
@@ -102,29 +102,8 @@ describe('the tree panel', () => {
     const ask = { role: 'user' as const, content: [{ type: 'text' as const, text: 'more' }] };
     const u3 = { ...turn('u3', 'a1b', 'user'), first_line: 'more' };
     const a3 = turn('a3', 'u3', 'assistant');
-    const answer = {
-      role: 'assistant' as const,
-      content: [{ type: 'text' as const, text: a3.first_line }],
-      api: 'openai-completions' as const,
-      provider: 'mock',
-      model: 'm1',
-      usage: {
-        input: 1,
-        output: 1,
-        cache_read: 0,
-        cache_write: 0,
-        cost: { input: 0, output: 0, cache_read: 0, cache_write: 0, total: 0 },
-      },
-      stop_reason: 'stop' as const,
-    };
-    const appended = (node: TreeNodeView) => ({
-      type: 'node_appended' as const,
-      node_id: node.id,
-      parent_id: node.parent_id,
-      session_id: 's1',
-      sibling_ids: [node.id],
-      node,
-    });
+    const answer = reply(a3.first_line);
+    const appended = (node: TreeNodeView) => appendedEvent(node);
     emit(
       { type: 'agent_start' },
       { type: 'message_start', message: ask },
