@@ -115,13 +115,41 @@ impl Snapshots {
                 self.write_file(&change.path, *oid, *mode)?;
             }
         }
-        let restored = self.take()?;
+        let restored = self.state_after(&plan.present, &writes, &deletes, &wanted)?;
         Ok(RestoreOutcome {
             undo: plan.present,
             restored,
             written: writes.len(),
             deleted: deletes.len(),
         })
+    }
+
+    /// The state a restore leaves, as Arbor's own: `present` with the planned changes applied.
+    /// Built from what was written, never by scanning the workspace again: an edit someone makes
+    /// while the files are being written must count as changed outside Arbor at the next
+    /// restore, not as Arbor's.
+    fn state_after(
+        &self,
+        present: &SnapshotId,
+        writes: &[&PlannedChange],
+        deletes: &[&PlannedChange],
+        wanted: &std::collections::HashMap<String, (Oid, i32)>,
+    ) -> Result<SnapshotId, SnapshotError> {
+        let base = self
+            .repo
+            .find_tree(super::oid(present)?)
+            .map_err(|_| SnapshotError::UnknownSnapshot(present.0.clone()))?;
+        let mut update = git2::build::TreeUpdateBuilder::new();
+        for change in deletes {
+            update.remove(names::decode(&change.path));
+        }
+        for change in writes {
+            if let Some((oid, mode)) = wanted.get(&change.path) {
+                update.upsert(names::decode(&change.path), *oid, file_mode(*mode));
+            }
+        }
+        let tree = update.create_updated(&self.repo, &base)?;
+        Ok(SnapshotId(tree.to_string()))
     }
 
     /// Writes blob `oid` at `path` with `mode`: through a temporary file renamed into place, so
@@ -151,6 +179,17 @@ impl Snapshots {
         temp.persist(&path)
             .map_err(|e| SnapshotError::io(&path, e.error))?;
         Ok(())
+    }
+}
+
+/// A recorded file's mode as git2 names it.
+fn file_mode(mode: i32) -> FileMode {
+    if mode == i32::from(FileMode::Link) {
+        FileMode::Link
+    } else if mode == i32::from(FileMode::BlobExecutable) {
+        FileMode::BlobExecutable
+    } else {
+        FileMode::Blob
     }
 }
 
