@@ -973,6 +973,27 @@ describe('a stream carrying the stored nodes', () => {
       { type: 'agent_end', messages: [], status: 'completed' },
     ]);
     expect(needsStoredView(failed)).toBe(false);
+    // After an overflow the leaf went back above the failed answer (stored and shown): read it.
+    const overflowed = applyEvents(plain, [
+      { type: 'agent_start' },
+      { type: 'compaction_end', reason: 'overflow', tokens_before: 9000, error: 'no' },
+      { type: 'agent_end', messages: [], status: 'failed' },
+    ]);
+    expect(needsStoredView(overflowed)).toBe(true);
+  });
+
+  it('reads the view after a retry (the failed answer is stored, the retry is its sibling)', () => {
+    const retried = applyEvents(regenerate(), [
+      { type: 'agent_start' },
+      {
+        type: 'retry_scheduled',
+        attempt: 1,
+        delay_ms: 10,
+        error: { kind: 'network', message: 'reset' },
+      },
+      { type: 'agent_end', messages: [], status: 'completed' },
+    ]);
+    expect(needsStoredView(retried)).toBe(true);
   });
 
   it('reads the view after a store error, an answer cut off unstored, or another writer', () => {

@@ -715,6 +715,9 @@ export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
     case 'retry_scheduled':
       return {
         ...model,
+        // A retry after a broken stream moves the leaf back above the failed answer (stored,
+        // and shown): the stored branch differs from what streamed, so it is read after the run.
+        readAfterRun: true,
         retry: {
           attempt: event.attempt,
           delayMs: event.delay_ms,
@@ -873,7 +876,10 @@ function compactionEnded(
   event: Extract<SessionEvent, { type: 'compaction_end' }>,
 ): ChatModel {
   if (event.error || event.tokens_after == null) {
-    return { ...model, compacting: false };
+    // A compaction that failed after an overflow leaves the leaf above the failed answer: the
+    // stored branch is read after the run. (One before a request changed nothing.)
+    const readAfterRun = model.readAfterRun || event.reason === 'overflow';
+    return { ...model, compacting: false, readAfterRun };
   }
   const [key, nextKey] = newKey(model);
   const item: CompactionItem = {

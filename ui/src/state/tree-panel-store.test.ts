@@ -2,8 +2,14 @@
 // reducer is tested in tree-panel.test.ts.
 import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
 import * as ipc from '../ipc';
-import type { AgentMessage, SessionEvent, SessionTreeView, TreeNodeView } from '../ipc/wire';
-import { landedAt, reply, STATE, TREE } from '../test-ipc';
+import type {
+  AgentMessage,
+  SessionEvent,
+  SessionTreeDelta,
+  SessionTreeView,
+  TreeNodeView,
+} from '../ipc/wire';
+import { appendedEvent, landedAt, reply, STATE, TREE } from '../test-ipc';
 import { ChatStore } from './chat.svelte';
 import type { TurnNode } from './tree';
 import { RELOAD_DELAY, TreePanelStore } from './tree-panel.svelte';
@@ -397,6 +403,23 @@ describe('after a run', () => {
     await store.reload();
     expect(ipc.sessionTreeSince).toHaveBeenCalledTimes(2);
     expect(ipc.sessionTree).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps a node the stream appended while a read was on its way', async () => {
+    let answer: (delta: SessionTreeDelta) => void = () => {};
+    vi.mocked(ipc.sessionTreeSince).mockImplementationOnce(
+      () => new Promise((resolve) => (answer = resolve)),
+    );
+    // The chat went elsewhere, so the panel reads; meanwhile the stream stores a node.
+    chat.show(landedAt(TREE, 'a1').view);
+    const reading = store.reload();
+    store.receive(appendedEvent(U3));
+    expect(store.tree?.nodes.map((n) => n.id)).toContain('u3');
+    // The read answers as the store was before that node.
+    answer({ session_id: 's1', leaf_id: 'a1', from: TREE.nodes.length, nodes: [] });
+    await reading;
+    expect(store.tree?.nodes.map((n) => n.id)).toContain('u3');
+    expect(ipc.sessionTreeSince).toHaveBeenCalledTimes(2);
   });
 
   it('reads both as before when the stream did not carry the nodes (an older stream)', async () => {

@@ -178,13 +178,19 @@ export class TreePanelStore {
     const model = chat.model;
     if (fresh && model && showsLeaf(this.#state, model.sessionId, model.leafId)) return;
     if (known?.session_id && fresh) {
-      const merged = mergeDelta(known, await ipc.sessionTreeSince(known.nodes.length));
+      const delta = await ipc.sessionTreeSince(known.nodes.length);
+      // The stream appended a node while the read was on its way: the answer may predate it,
+      // so read again from what the panel knows now rather than drop that node.
+      if (this.tree !== known) return this.reload();
+      const merged = mergeDelta(known, delta);
       if (merged) {
         if (merged !== this.tree) this.#setTree(merged);
         return;
       }
     }
-    this.#setTree(await ipc.sessionTree());
+    const whole = await ipc.sessionTree();
+    if (known?.session_id && this.tree !== known) return this.reload();
+    this.#setTree(whole);
   }
 
   #setTree(loaded: SessionTreeView): void {

@@ -126,7 +126,9 @@ impl LiveSession {
                 editor_text: None,
             },
             NavigateTo::NewestLeaf => {
-                let session_id = recorder.session_id().ok_or(AppError::NothingToExport)?;
+                let session_id = recorder
+                    .session_id()
+                    .ok_or(AppError::Sessions(arbor_coding::SessionsError::NoSession))?;
                 let leaf = recorder.with_store(|store| {
                     crate::view::newest_leaf_under(store, &session_id, node_id)
                 })?;

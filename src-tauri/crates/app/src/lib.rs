@@ -91,7 +91,6 @@ pub use arbor_coding::{
 /// Reads an environment variable (injected so tests do not depend on the process's).
 pub type EnvReader = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
-/// Store rows → list items, with each session's figures (read once per project).
 /// The store's search hits as front ends are shown them.
 pub(crate) fn search_hits(
     store: &Store,
@@ -114,6 +113,7 @@ pub(crate) fn search_hits(
         .collect())
 }
 
+/// Store rows → list items, with each session's figures (read once per project).
 pub(crate) fn session_list_items(
     store: &Store,
     summaries: Vec<arbor_store::SessionSummary>,

@@ -3,8 +3,8 @@
 //! Every library error's `code()` answers one of these (never a bare string), so the set is
 //! closed and known at compile time: the desktop sends it as `{code, message}`, the RPC mode as
 //! `error.code`, the CLI's `--json` modes as `"code"`, and the UI receives it as the generated
-//! TypeScript union `ErrorCode`. A leaf crate because the leaves (`store`, `secrets`, `js`,
-//! `llm`) answer codes too and sit below `arbor-protocol`, which re-exports it.
+//! TypeScript union `ErrorCode`. A leaf crate because leaves (`secrets`, `js`, `llm`) answer
+//! codes too and sit below `arbor-protocol`, which re-exports it.
 //!
 //! Codes are part of the public contract: add new ones, never rename one.
 

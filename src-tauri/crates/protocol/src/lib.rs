@@ -28,7 +28,7 @@
 //!
 //! | `type` | fields | when |
 //! |---|---|---|
-//! | `node_appended` | `node_id`, `parent_id`, `session_id`, `sibling_ids?`, `node?` (a [`views::branch::TreeNodeView`]) | a node was stored: right after its `message_end`, or a model/thinking change; the session API fills in its siblings and tree view |
+//! | `node_appended` | `node_id`, `parent_id`, `session_id`, `sibling_ids?`, `node?` (a [`views::branch::TreeNodeView`]) | a node was stored: right after its `message_end`, a model/thinking change, or a compaction's or branch summary's node; the session API fills in its siblings and tree view |
 //! | `store_error` | `message` | storing failed: the run stops, the unsaved turn can be sent again |
 //! | `session_written_elsewhere` | `session_id`, `other_leaf_id?` | another process wrote to the session: read it again |
 //! | `stream_notice` | `message`, `skipped` | something in the provider's stream was skipped; the run goes on |

@@ -200,6 +200,50 @@ fn going_back_restores_every_byte_mode_and_link_and_the_restore_can_be_undone() 
     assert_eq!(state(&root, false), state_after);
 }
 
+/// A path that turns from a file into a folder, and back: the restore writes it and records the
+/// state it wrote (the target itself), both ways, and the undo point works.
+#[test]
+fn a_file_that_became_a_folder_and_back_is_restored_and_recorded() {
+    let mut fx = fixture(
+        SnapshotOptions::default(),
+        &[("a", "a file\n"), ("keep.txt", "k\n")],
+    );
+    let root = fx.workspace.path().to_owned();
+    let as_file = fx.snapshots.take().unwrap();
+    std::fs::remove_file(root.join("a")).unwrap();
+    write(&root, "a/b.txt", "inside a folder\n");
+    let as_folder = fx.snapshots.take().unwrap();
+
+    // Folder → file.
+    let back = fx
+        .snapshots
+        .restore(&as_file, Some(&as_folder), false)
+        .unwrap();
+    assert_eq!(back.restored, as_file);
+    assert_eq!(std::fs::read_to_string(root.join("a")).unwrap(), "a file\n");
+    assert_eq!(
+        fx.snapshots.take().unwrap(),
+        as_file,
+        "what was recorded is what is there"
+    );
+
+    // File → folder.
+    let again = fx
+        .snapshots
+        .restore(&as_folder, Some(&as_file), false)
+        .unwrap();
+    assert_eq!(again.restored, as_folder);
+    assert_eq!(
+        std::fs::read_to_string(root.join("a/b.txt")).unwrap(),
+        "inside a folder\n"
+    );
+    assert_eq!(fx.snapshots.take().unwrap(), as_folder);
+    assert_eq!(
+        std::fs::read_to_string(root.join("keep.txt")).unwrap(),
+        "k\n"
+    );
+}
+
 #[test]
 fn ignored_and_oversized_files_and_the_users_git_are_never_touched() {
     let mut fx = fixture(

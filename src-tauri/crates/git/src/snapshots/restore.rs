@@ -104,6 +104,9 @@ impl Snapshots {
         let wanted = self.files(target)?;
         let (deletes, writes): (Vec<&PlannedChange>, Vec<&PlannedChange>) =
             plan.changes.iter().partition(|c| !c.write);
+        // The state to record, made before a file is touched: if it cannot be made, nothing
+        // has changed.
+        let restored = self.state_after(&plan.present, &writes, &deletes, &wanted)?;
         // Deletions first: a folder may have to give way to a file of the same name.
         for change in &deletes {
             let path = self.workspace.join(names::to_path(&change.path));
@@ -115,7 +118,6 @@ impl Snapshots {
                 self.write_file(&change.path, *oid, *mode)?;
             }
         }
-        let restored = self.state_after(&plan.present, &writes, &deletes, &wanted)?;
         Ok(RestoreOutcome {
             undo: plan.present,
             restored,
@@ -139,16 +141,22 @@ impl Snapshots {
             .repo
             .find_tree(super::oid(present)?)
             .map_err(|_| SnapshotError::UnknownSnapshot(present.0.clone()))?;
-        let mut update = git2::build::TreeUpdateBuilder::new();
+        // Two passes, as the files are written: libgit2 refuses, in one update, a path that
+        // turns from a file into a folder or back (`a` → `a/b`); removing first (emptied
+        // folders are pruned) and adding on top of that makes either way a plain change.
+        let mut removals = git2::build::TreeUpdateBuilder::new();
         for change in deletes {
-            update.remove(names::decode(&change.path));
+            removals.remove(names::decode(&change.path));
         }
+        let pruned = removals.create_updated(&self.repo, &base)?;
+        let pruned = self.repo.find_tree(pruned)?;
+        let mut additions = git2::build::TreeUpdateBuilder::new();
         for change in writes {
             if let Some((oid, mode)) = wanted.get(&change.path) {
-                update.upsert(names::decode(&change.path), *oid, file_mode(*mode));
+                additions.upsert(names::decode(&change.path), *oid, file_mode(*mode));
             }
         }
-        let tree = update.create_updated(&self.repo, &base)?;
+        let tree = additions.create_updated(&self.repo, &pruned)?;
         Ok(SnapshotId(tree.to_string()))
     }
 

@@ -49,7 +49,8 @@ pub struct SessionView {
     pub session_id: Option<String>,
     pub title: Option<String>,
     pub entries: Vec<BranchEntry>,
-    /// How many entries of the branch come before `entries` (not sent).
+    /// How many entries of the branch come before `entries` (not in this answer: the chat asks
+    /// for them as the user scrolls back).
     pub earlier: usize,
     pub state: SessionState,
 }
