@@ -12,6 +12,7 @@ export type SessionView = {
  */
 session_id: string | null, title: string | null, entries: Array<BranchEntry>, 
 /**
- * How many entries of the branch come before `entries` (not sent).
+ * How many entries of the branch come before `entries` (not in this answer: the chat asks
+ * for them as the user scrolls back).
  */
 earlier: number, state: SessionState, };
