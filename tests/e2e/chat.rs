@@ -89,37 +89,35 @@ async fn a_chat_streams_runs_tools_stops_branches_and_survives_a_relaunch() -> R
     let _one_app = crate::support::one_app_at_a_time().await;
     let mock = MockProvider::start(script()).await?;
     let data = tempfile::tempdir()?;
-    let models = json!({"providers": {"mock": {
-        "api": "openai-completions",
-        "baseUrl": mock.url_for(WireApi::OpenAiCompletions),
-        "displayName": "Mock provider",
-        "models": [{"id": "m1", "contextWindow": 32000}]
-    }}});
-    std::fs::write(data.path().join("models.json"), models.to_string())?;
+    crate::support::write_mock_catalog(
+        data.path(),
+        &mock.url_for(WireApi::OpenAiCompletions),
+        |mock| {
+            mock["displayName"] = json!("Mock provider");
+        },
+    )?;
     let project = tempfile::tempdir()?;
     std::fs::write(project.path().join("notes.txt"), "hello world\n")?;
     let root = std::fs::canonicalize(project.path())?;
     let root = root.to_str().context("temp path is not UTF-8")?.to_owned();
 
     let session = start(data.path()).await?;
-    let outcome = first_run(&session, &root).await;
-    if outcome.is_err() {
-        session.save_failure_artifacts("chat-first-run").await;
-    }
-    outcome?;
-    session.stop().await?;
+    session
+        .run_then_stop("chat-first-run", async |session| {
+            first_run(session, &root).await
+        })
+        .await?;
     ensure!(
         std::fs::read_to_string(project.path().join("notes.txt"))? == "goodbye world\n",
         "the edit tool did not change the file"
     );
 
     let session = start(data.path()).await?;
-    let outcome = relaunch(&session, &root).await;
-    if outcome.is_err() {
-        session.save_failure_artifacts("chat-relaunch").await;
-    }
-    outcome?;
-    session.stop().await
+    session
+        .run_then_stop("chat-relaunch", async |session| {
+            relaunch(session, &root).await
+        })
+        .await
 }
 
 async fn first_run(session: &DesktopSession, root: &str) -> Result<()> {

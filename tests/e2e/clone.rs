@@ -87,12 +87,11 @@ async fn a_clone_shows_progress_can_be_cancelled_and_opens_as_a_project() -> Res
     let data = tempfile::tempdir()?;
     let session =
         DesktopSession::start(APP, &[("ARBOR_DATA_DIR", data.path().as_os_str())]).await?;
-    let outcome = clone_run(&session, &server, data.path()).await;
-    if outcome.is_err() {
-        session.save_failure_artifacts("clone").await;
-    }
-    outcome?;
-    session.stop().await
+    session
+        .run_then_stop("clone", async |session| {
+            clone_run(session, &server, data.path()).await
+        })
+        .await
 }
 
 async fn clone_run(

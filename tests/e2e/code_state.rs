@@ -64,12 +64,11 @@ async fn nodes_show_their_files_and_going_back_brings_them_back() -> Result<()> 
     )
     .await?;
     let data = tempfile::tempdir()?;
-    let models = json!({"providers": {"mock": {
-        "api": "openai-completions",
-        "baseUrl": mock.url_for(WireApi::OpenAiCompletions),
-        "models": [{"id": "m1", "contextWindow": 32000}]
-    }}});
-    std::fs::write(data.path().join("models.json"), models.to_string())?;
+    crate::support::write_mock_catalog(
+        data.path(),
+        &mock.url_for(WireApi::OpenAiCompletions),
+        |_| {},
+    )?;
     let project = tempfile::tempdir()?;
     let root = std::fs::canonicalize(project.path())?;
     std::fs::write(root.join("a.txt"), "one\ntwo\n")?;
@@ -82,12 +81,11 @@ async fn nodes_show_their_files_and_going_back_brings_them_back() -> Result<()> 
         ],
     )
     .await?;
-    let outcome = code_state_run(&session, &root, data.path()).await;
-    if outcome.is_err() {
-        session.save_failure_artifacts("code-state").await;
-    }
-    outcome?;
-    session.stop().await
+    session
+        .run_then_stop("code-state", async |session| {
+            code_state_run(session, &root, data.path()).await
+        })
+        .await
 }
 
 async fn code_state_run(session: &DesktopSession, root: &Path, data: &Path) -> Result<()> {

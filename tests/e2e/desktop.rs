@@ -20,12 +20,11 @@ async fn empty_state_opens_a_project_through_rust_and_shows_it() -> Result<()> {
         &[("ARBOR_DATA_DIR", data.path().as_os_str())],
     )
     .await?;
-    let outcome = open_a_project(&session).await;
-    if outcome.is_err() {
-        session.save_failure_artifacts("open-a-project").await;
-    }
-    outcome?;
-    session.stop().await
+    session
+        .run_then_stop("open-a-project", async |session| {
+            open_a_project(session).await
+        })
+        .await
 }
 
 async fn open_a_project(session: &DesktopSession) -> Result<()> {

@@ -42,12 +42,9 @@ async fn a_long_chat_shows_its_tail_and_reads_earlier_messages_on_request() -> R
     let root = root.to_str().context("temp path is not UTF-8")?.to_owned();
     let session =
         DesktopSession::start(APP, &[("ARBOR_DATA_DIR", data.path().as_os_str())]).await?;
-    let outcome = long_chat(&session, &root).await;
-    if outcome.is_err() {
-        session.save_failure_artifacts("long-chat").await;
-    }
-    outcome?;
-    session.stop().await
+    session
+        .run_then_stop("long-chat", async |session| long_chat(session, &root).await)
+        .await
 }
 
 async fn long_chat(session: &DesktopSession, root: &str) -> Result<()> {

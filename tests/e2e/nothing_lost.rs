@@ -58,12 +58,11 @@ async fn the_window_and_the_terminal_branch_and_a_full_disk_loses_nothing() -> R
     .await?;
     let terminal =
         MockProvider::start(Script::new().turn(Turn::text("Hello from the terminal."))).await?;
-    let models = json!({"providers": {"mock": {
-        "api": "openai-completions",
-        "baseUrl": window.url_for(WireApi::OpenAiCompletions),
-        "models": [{"id": "m1", "contextWindow": 32000}]
-    }}});
-    std::fs::write(data.path().join("models.json"), models.to_string())?;
+    crate::support::write_mock_catalog(
+        data.path(),
+        &window.url_for(WireApi::OpenAiCompletions),
+        |_| {},
+    )?;
     let project = tempfile::tempdir()?;
     let root = std::fs::canonicalize(project.path())?;
     let session = DesktopSession::start(
@@ -74,21 +73,20 @@ async fn the_window_and_the_terminal_branch_and_a_full_disk_loses_nothing() -> R
         ],
     )
     .await?;
-    let outcome = run(
-        &session,
-        &root,
-        data.path(),
-        &cli,
-        &terminal,
-        on_tmpfs,
-        &filler,
-    )
-    .await;
-    if outcome.is_err() {
-        session.save_failure_artifacts("nothing-lost").await;
-    }
-    outcome?;
-    session.stop().await
+    session
+        .run_then_stop("nothing-lost", async |session| {
+            run(
+                session,
+                &root,
+                data.path(),
+                &cli,
+                &terminal,
+                on_tmpfs,
+                &filler,
+            )
+            .await
+        })
+        .await
 }
 
 async fn count(client: &Client, css: &str) -> Result<usize> {

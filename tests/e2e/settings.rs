@@ -157,12 +157,11 @@ async fn keys_live_in_the_keychain_reach_the_provider_and_nothing_else() -> Resu
         ],
     )
     .await?;
-    let outcome = keychain_run(&session, &root, &mock).await;
-    if outcome.is_err() {
-        session.save_failure_artifacts("settings-keychain").await;
-    }
-    outcome?;
-    session.stop().await?;
+    session
+        .run_then_stop("settings-keychain", async |session| {
+            keychain_run(session, &root, &mock).await
+        })
+        .await?;
 
     let leaks = files_containing(data.path(), KEY);
     ensure!(leaks.is_empty(), "the key was written to {leaks:?}");
@@ -313,12 +312,11 @@ async fn without_a_keychain_a_key_can_be_kept_for_this_run_only() -> Result<()> 
         ],
     )
     .await?;
-    let outcome = run_only(&session, &root).await;
-    if outcome.is_err() {
-        session.save_failure_artifacts("settings-run-only").await;
-    }
-    outcome?;
-    session.stop().await?;
+    session
+        .run_then_stop("settings-run-only", async |session| {
+            run_only(session, &root).await
+        })
+        .await?;
     let leaks = files_containing(data.path(), KEY);
     ensure!(leaks.is_empty(), "the key was written to {leaks:?}");
     Ok(())

@@ -69,12 +69,11 @@ async fn the_model_proposes_a_tool_the_user_approves_it_and_it_runs() -> Result<
     )
     .await?;
     let data = tempfile::tempdir()?;
-    let models = json!({"providers": {"mock": {
-        "api": "openai-completions",
-        "baseUrl": mock.url_for(WireApi::OpenAiCompletions),
-        "models": [{"id": "m1", "contextWindow": 32000}]
-    }}});
-    std::fs::write(data.path().join("models.json"), models.to_string())?;
+    crate::support::write_mock_catalog(
+        data.path(),
+        &mock.url_for(WireApi::OpenAiCompletions),
+        |_| {},
+    )?;
     let project = tempfile::tempdir()?;
     let root = std::fs::canonicalize(project.path())?;
     std::fs::write(root.join("a.txt"), "quiet words\n")?;
@@ -86,12 +85,11 @@ async fn the_model_proposes_a_tool_the_user_approves_it_and_it_runs() -> Result<
         ],
     )
     .await?;
-    let outcome = tools_run(&session, &root, &mock).await;
-    if outcome.is_err() {
-        session.save_failure_artifacts("tools").await;
-    }
-    outcome?;
-    session.stop().await
+    session
+        .run_then_stop("tools", async |session| {
+            tools_run(session, &root, &mock).await
+        })
+        .await
 }
 
 async fn tools_run(session: &DesktopSession, root: &Path, mock: &MockProvider) -> Result<()> {

@@ -79,13 +79,14 @@ async fn the_tree_shows_three_branches_and_goes_to_any_of_them() -> Result<()> {
     )
     .await?;
     let data = tempfile::tempdir()?;
-    let models = json!({"providers": {"mock": {
-        "api": "openai-completions",
-        "baseUrl": mock.url_for(WireApi::OpenAiCompletions),
-        "models": [{"id": "m1", "contextWindow": 32000,
-                    "pricing": {"input": 3.0, "output": 15.0, "cacheRead": 0, "cacheWrite": 0}}]
-    }}});
-    std::fs::write(data.path().join("models.json"), models.to_string())?;
+    crate::support::write_mock_catalog(
+        data.path(),
+        &mock.url_for(WireApi::OpenAiCompletions),
+        |mock| {
+            mock["models"][0]["pricing"] =
+                json!({"input": 3.0, "output": 15.0, "cacheRead": 0, "cacheWrite": 0});
+        },
+    )?;
     let project = tempfile::tempdir()?;
     let root = std::fs::canonicalize(project.path())?;
     let root = root.to_str().context("temp path is not UTF-8")?.to_owned();
@@ -98,12 +99,11 @@ async fn the_tree_shows_three_branches_and_goes_to_any_of_them() -> Result<()> {
         ],
     )
     .await?;
-    let outcome = tree_run(&session, &root, data.path()).await;
-    if outcome.is_err() {
-        session.save_failure_artifacts("tree").await;
-    }
-    outcome?;
-    session.stop().await
+    session
+        .run_then_stop("tree", async |session| {
+            tree_run(session, &root, data.path()).await
+        })
+        .await
 }
 
 async fn tree_run(session: &DesktopSession, root: &str, _data: &Path) -> Result<()> {

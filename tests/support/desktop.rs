@@ -138,6 +138,22 @@ impl DesktopSession {
         }
     }
 
+    /// Runs a scenario on this app, keeps what the window showed if it failed
+    /// ([`DesktopSession::save_failure_artifacts`]), then stops the app. The scenario's error
+    /// comes first.
+    pub async fn run_then_stop(
+        self,
+        scenario: &str,
+        body: impl AsyncFnOnce(&DesktopSession) -> Result<()>,
+    ) -> Result<()> {
+        let outcome = body(&self).await;
+        if outcome.is_err() {
+            self.save_failure_artifacts(scenario).await;
+        }
+        outcome?;
+        self.stop().await
+    }
+
     pub async fn stop(mut self) -> Result<()> {
         if let Some(client) = self.client.take() {
             client

@@ -14,3 +14,23 @@ pub async fn one_app_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
     static ONE_APP: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     ONE_APP.lock().await
 }
+
+/// Writes `<data>/models.json` with one provider, `mock`, at `base_url` (the OpenAI completions
+/// API) and its model `m1` (a 32,000-token window); `adjust` changes the provider's entry first
+/// (a display name, a key variable, pricing).
+#[allow(dead_code)] // the benchmarks include this module and write their own catalogue
+pub fn write_mock_catalog(
+    data: &std::path::Path,
+    base_url: &str,
+    adjust: impl FnOnce(&mut serde_json::Value),
+) -> anyhow::Result<()> {
+    let mut provider = serde_json::json!({
+        "api": "openai-completions",
+        "baseUrl": base_url,
+        "models": [{"id": "m1", "contextWindow": 32000}]
+    });
+    adjust(&mut provider);
+    let models = serde_json::json!({"providers": {"mock": provider}});
+    std::fs::write(data.join("models.json"), models.to_string())?;
+    Ok(())
+}
