@@ -15,6 +15,7 @@ fn generate(dir: &Path) -> Result<()> {
     let cfg = Config::new().with_large_int("number").with_out_dir(dir);
     arbor_protocol::SessionEvent::export_all(&cfg)?;
     arbor_protocol::ErrorCode::export_all(&cfg)?;
+    arbor_protocol::views::permissions::PermissionsView::export_all(&cfg)?;
     arbor_app::SessionView::export_all(&cfg)?;
     arbor_app::BranchPage::export_all(&cfg)?;
     arbor_app::SessionListItem::export_all(&cfg)?;

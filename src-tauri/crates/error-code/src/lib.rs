@@ -49,6 +49,10 @@ error_codes! {
     InvalidSettings = "invalid_settings",
     InvalidEndpoint = "invalid_endpoint",
     InvalidIgnore = "invalid_ignore",
+    /// A permission rule that is not `Tool(specifier)` or a tool's name.
+    InvalidRule = "invalid_rule",
+    /// The project's mode or a rule refused an action (or the user denied it).
+    PermissionDenied = "permission_denied",
     Unsupported = "unsupported",
     /// An RPC line that is not a command, or a command with wrong fields.
     InvalidCommand = "invalid_command",

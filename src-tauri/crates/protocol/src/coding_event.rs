@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::event::AgentEvent;
 use crate::views::branch::TreeNodeView;
+use crate::views::permissions::{PermissionDecision, PermissionMode, PermissionRequest};
 
 /// Why a compaction ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -84,6 +85,18 @@ pub enum CodingEvent {
         name: String,
         status: String,
     },
+    /// A tool call needs the user's yes (a command no rule allows, a write outside the
+    /// project, an escalation): the front end shows the request and answers it with
+    /// `answer_permission`. The call waits; an aborted run denies it.
+    PermissionRequested { request: PermissionRequest },
+    /// A permission request was answered (here, from another front end, or denied by an
+    /// abort or by a front end that cannot ask). A dialog still showing it closes.
+    PermissionResolved {
+        request_id: String,
+        decision: PermissionDecision,
+    },
+    /// The project's permission mode changed (the header's padlock, `set_permission_mode`).
+    PermissionModeChanged { mode: PermissionMode },
     /// A request failed with a transient error (rate limit, overload, network) before its
     /// answer started, and will be sent again after `delay_ms`. `attempt` counts from 1.
     RetryScheduled {

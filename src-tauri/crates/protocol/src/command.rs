@@ -1,6 +1,8 @@
 //! Commands in: what front ends send to an agent session.
 
 use arbor_llm::{ImageContent, ThinkingLevel};
+
+use crate::views::permissions::{PermissionDecision, PermissionMode};
 use serde::{Deserialize, Serialize};
 
 /// What going to a node does with the workspace's files.
@@ -133,11 +135,22 @@ pub enum Command {
     Regenerate,
     /// Renames the current session.
     RenameSession { title: String },
+    /// Answers a `permission_requested` event; a denial's `reason` reaches the model.
+    AnswerPermission {
+        request_id: String,
+        decision: PermissionDecision,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// The project's mode, its rules and the sandbox on this machine.
+    GetPermissions,
+    /// Switches the project's permission mode (kept for the project).
+    SetPermissionMode { mode: PermissionMode },
 }
 
 impl Command {
     /// Every command's `type` tag, in declaration order.
-    pub const KINDS: [&'static str; 27] = [
+    pub const KINDS: [&'static str; 30] = [
         "prompt",
         "steer",
         "follow_up",
@@ -165,6 +178,9 @@ impl Command {
         "list_sessions",
         "regenerate",
         "rename_session",
+        "answer_permission",
+        "get_permissions",
+        "set_permission_mode",
     ];
 
     /// The serialized `type` tag (`prompt`, `follow_up`, …).
@@ -197,6 +213,9 @@ impl Command {
             Command::ListSessions { .. } => "list_sessions",
             Command::Regenerate => "regenerate",
             Command::RenameSession { .. } => "rename_session",
+            Command::AnswerPermission { .. } => "answer_permission",
+            Command::GetPermissions => "get_permissions",
+            Command::SetPermissionMode { .. } => "set_permission_mode",
         }
     }
 }

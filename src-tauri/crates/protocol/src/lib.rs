@@ -35,6 +35,9 @@
 //! | `snapshot_error` | `message` | a step's files could not be recorded; the run goes on |
 //! | `approval_requested` | `approval_id`, `kind`, `name`, `skill_md`, `files`, `allowed_tools`, `reason`, `previous?` | the model proposed a tool (or a change): the user decides |
 //! | `approval_resolved` | `approval_id`, `name`, `status` | a proposal was approved or rejected |
+//! | `permission_requested` | `request` (a [`views::permissions::PermissionRequest`]: `request_id`, `tool_name`, `command?`, `target?`, `parts`, `confinement?`, `reason?`, `diff?`, `always_rule?`) | a tool call needs the user's yes; answer with `answer_permission` |
+//! | `permission_resolved` | `request_id`, `decision` | a permission request was answered (or denied by an abort) |
+//! | `permission_mode_changed` | `mode` | the project's permission mode changed |
 //! | `retry_scheduled` | `attempt`, `delay_ms`, `error` | a transient failure; the request is sent again |
 //! | `compaction_start` / `compaction_end` | `reason`; `tokens_before`, `tokens_after?`, `summary?`, `node_id?`, `error?` | a compaction ran |
 //!
@@ -100,6 +103,9 @@
 //! | `list_sessions` | `all?` | the project's (or every) session |
 //! | `regenerate` | — | ask again from the branch's last user message |
 //! | `rename_session` | `title` | rename the current session |
+//! | `answer_permission` | `request_id`, `decision` (`allow_once`/`allow_session`/`allow_always`/`deny`), `reason?` | answer a permission request |
+//! | `get_permissions` | — | the project's mode, rules and sandbox |
+//! | `set_permission_mode` | `mode` (`read-only`/`workspace`/`full`) | switch the project's permission mode |
 //!
 //! What each answers is documented in `docs/rpc.md` and typed in [`responses`].
 //! A [`CommandEnvelope`] adds an optional `id` (RPC clients match responses by it; any JSON

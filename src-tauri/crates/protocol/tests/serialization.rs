@@ -11,6 +11,10 @@ use arbor_protocol::{
     AgentEvent, AgentMessage, CodingEvent, Command, CommandEnvelope, CompactionReason,
     CustomMessage, FilesMode, RunStatus, SessionEvent, ToolResult,
 };
+use arbor_protocol::views::permissions::{
+    PermissionDecision, PermissionMode, PermissionPart, PermissionRequest, RuleEffect,
+    RunConfinement,
+};
 use serde_json::json;
 
 fn args(value: serde_json::Value) -> JsonObject {
@@ -172,6 +176,15 @@ fn every_command() -> Vec<Command> {
         Command::RenameSession {
             title: "Fix the parser".into(),
         },
+        Command::AnswerPermission {
+            request_id: "p-1".into(),
+            decision: PermissionDecision::AllowSession,
+            reason: None,
+        },
+        Command::GetPermissions,
+        Command::SetPermissionMode {
+            mode: PermissionMode::ReadOnly,
+        },
     ]
 }
 
@@ -306,6 +319,46 @@ fn coding_events_share_the_session_stream_flat() {
                     binary: false,
                 }],
             }),
+        }),
+        SessionEvent::Coding(CodingEvent::PermissionRequested {
+            request: PermissionRequest {
+                request_id: "p-1".into(),
+                tool_call_id: "toolu_9".into(),
+                tool_name: "bash".into(),
+                mode: PermissionMode::ReadOnly,
+                summary: "a command no allow rule covers".into(),
+                command: Some("cargo test && git push".into()),
+                target: None,
+                parts: vec![
+                    PermissionPart {
+                        text: "cargo test".into(),
+                        verdict: RuleEffect::Allow,
+                        rule: Some("Bash(cargo test *)".into()),
+                        why: "allowed by a rule".into(),
+                    },
+                    PermissionPart {
+                        text: "git push".into(),
+                        verdict: RuleEffect::Ask,
+                        rule: None,
+                        why: "no allow rule covers it".into(),
+                    },
+                ],
+                confinement: Some(RunConfinement {
+                    sandboxed: true,
+                    text: "sandboxed: nothing writable but a private temporary folder, no network"
+                        .into(),
+                }),
+                reason: None,
+                diff: None,
+                always_rule: None,
+            },
+        }),
+        SessionEvent::Coding(CodingEvent::PermissionResolved {
+            request_id: "p-1".into(),
+            decision: PermissionDecision::Deny,
+        }),
+        SessionEvent::Coding(CodingEvent::PermissionModeChanged {
+            mode: PermissionMode::Workspace,
         }),
         SessionEvent::Coding(CodingEvent::CompactionStart {
             reason: CompactionReason::Manual,

@@ -15,10 +15,15 @@ import type { ModelGroup } from './ModelGroup';
 import type { NodeDiff } from './NodeDiff';
 import type { NodeVisit } from './NodeVisit';
 import type { OpenedProject } from './OpenedProject';
+import type { PermissionDecision } from './PermissionDecision';
+import type { PermissionMode } from './PermissionMode';
+import type { PermissionsView } from './PermissionsView';
 import type { ProjectInfo } from './ProjectInfo';
 import type { RecentProject } from './RecentProject';
 import type { RestoreInfo } from './RestoreInfo';
 import type { RestorePreview } from './RestorePreview';
+import type { RuleEffect } from './RuleEffect';
+import type { RuleSource } from './RuleSource';
 import type { SearchHit } from './SearchHit';
 import type { SessionEvent } from './SessionEvent';
 import type { SessionListItem } from './SessionListItem';
@@ -71,6 +76,13 @@ export interface Commands {
   reject_tool: { args: { approvalId: string; reason: string | null }; response: ToolList };
   revoke_tool: { args: { name: string }; response: ToolList };
   tool_history: { args: { name: string | null }; response: Array<ToolRun> };
+  get_permissions: { args: Record<never, never>; response: PermissionsView };
+  set_permission_mode: { args: { mode: PermissionMode }; response: PermissionsView };
+  trust_project: { args: Record<never, never>; response: PermissionsView };
+  answer_permission: { args: { requestId: string; decision: PermissionDecision; reason: string | null }; response: void };
+  add_permission_rule: { args: { rule: string; effect: RuleEffect; scope: RuleSource }; response: PermissionsView };
+  remove_permission_rule: { args: { rule: string; effect: RuleEffect; source: RuleSource }; response: PermissionsView };
+  set_secret_paths: { args: { paths: Array<string> }; response: PermissionsView };
   set_model: { args: { provider: string; model: string }; response: SessionState };
   set_thinking_level: { args: { level: ThinkingLevel }; response: SessionState };
   list_models: { args: Record<never, never>; response: Array<ModelGroup> };
@@ -131,6 +143,13 @@ export const COMMAND_NAMES = [
   'reject_tool',
   'revoke_tool',
   'tool_history',
+  'get_permissions',
+  'set_permission_mode',
+  'trust_project',
+  'answer_permission',
+  'add_permission_rule',
+  'remove_permission_rule',
+  'set_secret_paths',
   'set_model',
   'set_thinking_level',
   'list_models',

@@ -7,6 +7,7 @@
 //! | [`branch`] | the chat's branch, the tree panel's tree, two branches compared, search hits |
 //! | [`code`] | snapshots, the files a node changed, diffs, restores |
 //! | [`tools`] | the model's tools: the list, a proposal's review, runs |
+//! | [`permissions`] | the project's mode, rules, the sandbox, a permission request |
 //! | [`settings`] | the settings file and custom endpoints |
 //! | [`clone`] | the clone form and its progress |
 //!
@@ -16,6 +17,7 @@
 pub mod branch;
 pub mod clone;
 pub mod code;
+pub mod permissions;
 pub mod settings;
 pub mod tools;
 

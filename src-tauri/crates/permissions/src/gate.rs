@@ -1,0 +1,269 @@
+//! [`PermissionGate`]: the hook before every tool call. It judges the call with the project's
+//! policy; a call that needs the user's yes waits on a one-shot channel keyed by request id
+//! (`permission_requested` → `answer_permission`) until a front end answers, the run is
+//! aborted (denied), or — where nobody can answer (`-p`, JSON) — it is refused at once with a
+//! result that says which mode or rule refused it and what would allow it.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use arbor_agent::{ToolCallDecision, ToolCallHook};
+use arbor_llm::{JsonObject, ToolCall, ToolResultMessage};
+use arbor_protocol::views::permissions::{PermissionDecision, PermissionRequest, RuleEffect, RunConfinement};
+use arbor_protocol::CodingEvent;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use crate::guard::PermissionGuard;
+use crate::policy::{Action, Evaluation};
+
+/// Where `permission_requested` and `permission_resolved` go.
+pub type EventSink = Arc<dyn Fn(&CodingEvent) + Send + Sync>;
+/// Makes the diff a `write` or `edit` call would apply, for the dialog.
+pub type DiffPreview = Arc<dyn Fn(&str, &JsonObject) -> Option<String> + Send + Sync>;
+/// Saves a rule the user chose "Always allow" for (as a project rule).
+pub type SaveRule = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// An answer for a request nobody is waiting for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no permission request `{0}` is waiting (it was answered, or its run ended)")]
+pub struct UnknownRequest(pub String);
+
+impl UnknownRequest {
+    pub fn code(&self) -> arbor_error_code::ErrorCode {
+        arbor_error_code::ErrorCode::NotFound
+    }
+}
+
+struct Answer {
+    decision: PermissionDecision,
+    reason: Option<String>,
+}
+
+#[derive(Default)]
+struct State {
+    sink: Option<EventSink>,
+    preview: Option<DiffPreview>,
+    save_rule: Option<SaveRule>,
+    waiting: HashMap<String, oneshot::Sender<Answer>>,
+}
+
+/// The permission hook of one live session.
+pub struct PermissionGate {
+    guard: Arc<PermissionGuard>,
+    answerable: AtomicBool,
+    next_id: AtomicU64,
+    state: Mutex<State>,
+}
+
+impl PermissionGate {
+    pub fn new(guard: Arc<PermissionGuard>) -> Self {
+        Self {
+            guard,
+            answerable: AtomicBool::new(false),
+            next_id: AtomicU64::new(1),
+            state: Mutex::default(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub fn guard(&self) -> &Arc<PermissionGuard> {
+        &self.guard
+    }
+
+    /// Whether a person can answer (the desktop, the interactive CLI, an RPC client).
+    pub fn set_answerable(&self, answerable: bool) {
+        self.answerable.store(answerable, Ordering::Relaxed);
+    }
+
+    pub fn set_sink(&self, sink: Option<EventSink>) {
+        self.lock().sink = sink;
+    }
+
+    pub fn set_diff_preview(&self, preview: Option<DiffPreview>) {
+        self.lock().preview = preview;
+    }
+
+    pub fn set_save_rule(&self, save: Option<SaveRule>) {
+        self.lock().save_rule = save;
+    }
+
+    fn emit(&self, event: &CodingEvent) {
+        let sink = self.lock().sink.clone();
+        if let Some(sink) = sink {
+            sink(event);
+        }
+    }
+
+    /// Answers the request `request_id`.
+    pub fn answer(
+        &self,
+        request_id: &str,
+        decision: PermissionDecision,
+        reason: Option<String>,
+    ) -> Result<(), UnknownRequest> {
+        let sender = self
+            .lock()
+            .waiting
+            .remove(request_id)
+            .ok_or_else(|| UnknownRequest(request_id.to_owned()))?;
+        // A request whose call has just been aborted: nobody listens any more, which is fine.
+        let _ = sender.send(Answer { decision, reason });
+        Ok(())
+    }
+
+    /// Requests waiting for an answer.
+    pub fn waiting(&self) -> Vec<String> {
+        self.lock().waiting.keys().cloned().collect()
+    }
+
+    fn request(&self, call: &ToolCall, action: &Action, evaluation: &Evaluation) -> PermissionRequest {
+        let request_id = format!("perm-{}", self.next_id.fetch_add(1, Ordering::Relaxed));
+        let (command, target, confinement, reason) = match action {
+            Action::Bash { command, escalation } => {
+                let planned = self.guard.planned_confinement(escalation.as_ref());
+                (
+                    Some(command.clone()),
+                    None,
+                    Some(RunConfinement {
+                        sandboxed: planned.sandboxed,
+                        text: planned.describe(),
+                    }),
+                    escalation.as_ref().map(|e| e.reason.clone()),
+                )
+            }
+            Action::File { path, .. } => (None, Some(path.display().to_string()), None, None),
+            Action::Tool { .. } => (None, None, None, None),
+        };
+        let preview = self.lock().preview.clone();
+        let diff = match action {
+            Action::File { access, .. } if access.writes() => {
+                preview.and_then(|preview| preview(&call.name, &call.arguments))
+            }
+            _ => None,
+        };
+        PermissionRequest {
+            request_id,
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            mode: self.guard.mode(),
+            summary: evaluation.summary.clone(),
+            command,
+            target,
+            parts: evaluation.parts.clone(),
+            confinement,
+            reason,
+            diff,
+            always_rule: evaluation.always_rule.clone(),
+        }
+    }
+
+    /// What the model reads when nobody could answer.
+    fn unanswerable(&self, evaluation: &Evaluation) -> String {
+        let mode = self.guard.mode().as_str();
+        let allow = match &evaluation.always_rule {
+            Some(rule) => format!("`--allow '{rule}'` (or `--permission-mode full`)"),
+            None => "`--permission-mode full`".to_owned(),
+        };
+        format!(
+            "Refused without asking: {}. This needs the user's permission in the `{mode}` \
+             mode, and nobody can answer here (print or JSON mode). The user can allow it \
+             with {allow}; otherwise do it another way.",
+            evaluation.summary
+        )
+    }
+
+    async fn ask(
+        &self,
+        call: &ToolCall,
+        action: &Action,
+        evaluation: &Evaluation,
+        cancel: &CancellationToken,
+    ) -> ToolCallDecision {
+        let request = self.request(call, action, evaluation);
+        let request_id = request.request_id.clone();
+        let (sender, receiver) = oneshot::channel();
+        self.lock().waiting.insert(request_id.clone(), sender);
+        self.emit(&CodingEvent::PermissionRequested {
+            request: request.clone(),
+        });
+        let answer = tokio::select! {
+            answer = receiver => answer.ok(),
+            () = cancel.cancelled() => None,
+        };
+        self.lock().waiting.remove(&request_id);
+        let Answer { decision, reason } = answer.unwrap_or(Answer {
+            decision: PermissionDecision::Deny,
+            reason: Some("the run was stopped".into()),
+        });
+        self.emit(&CodingEvent::PermissionResolved {
+            request_id,
+            decision,
+        });
+        match decision {
+            PermissionDecision::Deny => {
+                let reason = reason
+                    .filter(|r| !r.trim().is_empty())
+                    .map(|r| format!(" Their reason: {}", r.trim()))
+                    .unwrap_or_default();
+                ToolCallDecision::Block {
+                    reason: format!(
+                        "the user denied this ({}).{reason}",
+                        evaluation.summary
+                    ),
+                }
+            }
+            PermissionDecision::AllowOnce => {
+                self.guard.grant(&call.id);
+                ToolCallDecision::Allow
+            }
+            PermissionDecision::AllowSession => {
+                self.guard.grant(&call.id);
+                self.guard.allow_for_session(action);
+                ToolCallDecision::Allow
+            }
+            PermissionDecision::AllowAlways => {
+                self.guard.grant(&call.id);
+                self.guard.allow_for_session(action);
+                if let Some(rule) = &request.always_rule {
+                    let save = self.lock().save_rule.clone();
+                    if let Some(save) = save {
+                        save(rule);
+                    }
+                }
+                ToolCallDecision::Allow
+            }
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl ToolCallHook for PermissionGate {
+    async fn before_tool_call(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolCallDecision {
+        let action = self.guard.action_for(&call.name, &call.arguments);
+        let evaluation = self.guard.evaluate(&action);
+        match evaluation.verdict {
+            RuleEffect::Allow => ToolCallDecision::Allow,
+            RuleEffect::Deny => ToolCallDecision::Block {
+                reason: format!("{}.", evaluation.summary),
+            },
+            RuleEffect::Ask if self.guard.allowed_for_session(&action) => {
+                self.guard.grant(&call.id);
+                ToolCallDecision::Allow
+            }
+            RuleEffect::Ask if !self.answerable.load(Ordering::Relaxed) => ToolCallDecision::Block {
+                reason: self.unanswerable(&evaluation),
+            },
+            RuleEffect::Ask => self.ask(call, &action, &evaluation, cancel).await,
+        }
+    }
+
+    async fn after_tool_call(&self, call: &ToolCall, result: ToolResultMessage) -> ToolResultMessage {
+        self.guard.end_call(&call.id);
+        result
+    }
+}
