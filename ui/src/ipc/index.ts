@@ -27,8 +27,13 @@ import type {
   ImageContent,
   ModelGroup,
   OpenedProject,
+  PermissionDecision,
+  PermissionMode,
+  PermissionsView,
   ProjectInfo,
   RecentProject,
+  RuleEffect,
+  RuleSource,
   SearchHit,
   SessionEvent,
   SessionListItem,
@@ -390,6 +395,56 @@ export function revokeTool(name: string): Promise<ToolList> {
 /** The runs of the model's tools (of `name`), newest first. */
 export function toolHistory(name: string | null): Promise<ToolRun[]> {
   return command('tool_history', { name });
+}
+
+/** The project's permissions: its mode, whether it is trusted, the rules, secret paths, sandbox. */
+export function getPermissions(): Promise<PermissionsView> {
+  return command('get_permissions');
+}
+
+/** Sets the project's permission mode (read-only, workspace, full); the new view. */
+export function setPermissionMode(mode: PermissionMode): Promise<PermissionsView> {
+  return command('set_permission_mode', { mode });
+}
+
+/** Trusts a cloned repository (and switches it to workspace mode); the new view. */
+export function trustProject(): Promise<PermissionsView> {
+  return command('trust_project');
+}
+
+/**
+ * Answers a tool call waiting for permission (`requestId` of its `permission_requested`); a
+ * denial's `reason` reaches the model.
+ */
+export function answerPermission(
+  requestId: string,
+  decision: PermissionDecision,
+  reason: string | null,
+): Promise<void> {
+  return command('answer_permission', { requestId, decision, reason });
+}
+
+/** Adds a rule (`Bash(cargo test *)`) for the user or this project (`scope`); the new view. */
+export function addPermissionRule(
+  rule: string,
+  effect: RuleEffect,
+  scope: RuleSource,
+): Promise<PermissionsView> {
+  return command('add_permission_rule', { rule, effect, scope });
+}
+
+/** Removes a user or project rule, named as the view lists it; the new view. */
+export function removePermissionRule(
+  rule: string,
+  effect: RuleEffect,
+  source: RuleSource,
+): Promise<PermissionsView> {
+  return command('remove_permission_rule', { rule, effect, source });
+}
+
+/** Sets the paths hidden from commands and refused to the file tools; the new view. */
+export function setSecretPaths(paths: string[]): Promise<PermissionsView> {
+  return command('set_secret_paths', { paths });
 }
 
 /** What bringing a node's files back would write and delete (nothing is written yet). */

@@ -767,6 +767,12 @@ export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
       // Not part of the conversation: the approval queue (state/approvals.svelte.ts) takes it,
       // and the waiting `create_tool` call shows in its card until the user decides.
       return model;
+    case 'permission_requested':
+    case 'permission_resolved':
+    case 'permission_mode_changed':
+      // Not part of the conversation: the permission store (state/permissions.svelte.ts) takes
+      // them, and the waiting tool call shows in its card until the user answers.
+      return model;
   }
 }
 
