@@ -58,6 +58,12 @@ pub enum AppError {
     EmptyKey,
     #[error("{0}")]
     Unsupported(String),
+    #[error(transparent)]
+    Rule(#[from] arbor_permissions::RuleError),
+    #[error(transparent)]
+    PermissionRequest(#[from] arbor_permissions::UnknownRequest),
+    #[error("there is no saved rule `{0}` to remove")]
+    NoSuchRule(String),
     #[error("the agent is busy: steer it, queue a follow-up, or abort the run first")]
     Busy,
     #[error("this session is not stored")]
@@ -93,6 +99,9 @@ impl AppError {
             AppError::EmptyKey => ErrorCode::EmptyKey,
             AppError::Clone(error) => error.code(),
             AppError::Unsupported(_) => ErrorCode::Unsupported,
+            AppError::Rule(error) => error.code(),
+            AppError::PermissionRequest(error) => error.code(),
+            AppError::NoSuchRule(_) => ErrorCode::NotFound,
             AppError::Project(error) => error.code(),
             AppError::Store(error) => store_code(error),
             AppError::Sessions(SessionsError::Store(error)) => store_code(error),

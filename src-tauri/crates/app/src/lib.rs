@@ -38,6 +38,7 @@ pub mod key_check;
 pub mod keys;
 pub mod live;
 mod model_tools;
+pub mod permissions;
 pub mod project;
 /// What each session command answers (RPC responses), the wire's.
 pub use arbor_protocol::responses;

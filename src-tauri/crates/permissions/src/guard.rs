@@ -171,6 +171,11 @@ impl PermissionGuard {
         self.policy().secret_containing(path).is_some()
     }
 
+    /// The secret paths (walks skip what lies in them).
+    pub fn hidden_paths(&self) -> Vec<PathBuf> {
+        self.policy().secret_paths
+    }
+
     /// `raw` resolved, when the call `call_id` may `access` it.
     pub fn check_file(
         &self,
@@ -179,7 +184,17 @@ impl PermissionGuard {
         raw: &str,
     ) -> Result<PathBuf, Refusal> {
         let project = self.policy().project;
-        let path = resolve(&project, raw);
+        self.check_path(call_id, access, &resolve(&project, raw))
+    }
+
+    /// `path` with its links followed, when the call `call_id` may `access` it.
+    pub fn check_path(
+        &self,
+        call_id: &str,
+        access: FileAccess,
+        path: &Path,
+    ) -> Result<PathBuf, Refusal> {
+        let path = crate::paths::resolve_existing(path);
         let evaluation = self.evaluate(&Action::File {
             access,
             path: path.clone(),

@@ -179,7 +179,7 @@ impl Host for WorkspaceHost {
             .binary_detection(BinaryDetection::quit(b'\x00'))
             .build();
         let mut hits = Vec::new();
-        let mut files: Vec<PathBuf> = walker(&root)
+        let mut files: Vec<PathBuf> = walker(&root, Vec::new())
             .build()
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
@@ -216,7 +216,7 @@ impl Host for WorkspaceHost {
             .map_err(|e| HostError(format!("invalid glob {pattern:?}: {e}")))?
             .compile_matcher();
         let mut found = Vec::new();
-        for entry in walker(&self.root).build().filter_map(Result::ok) {
+        for entry in walker(&self.root, Vec::new()).build().filter_map(Result::ok) {
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 continue;
             }

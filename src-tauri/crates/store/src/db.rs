@@ -35,6 +35,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../migrations/0004_node_code.sql"),
     ),
     ("0005_tools", include_str!("../migrations/0005_tools.sql")),
+    (
+        "0006_permissions",
+        include_str!("../migrations/0006_permissions.sql"),
+    ),
 ];
 
 /// The schema version this build creates and understands (`PRAGMA user_version`).

@@ -87,6 +87,7 @@ mod ids;
 mod import;
 mod model;
 mod nodes;
+mod permissions;
 mod projects;
 mod search;
 mod sessions;
@@ -102,6 +103,7 @@ pub use model::{
     CodeAt, ContextNode, NewNode, Node, NodeCode, NodeKind, OutlineNode, Project, SearchHit,
     SearchOptions, Session, SessionSummary, SessionTree, TreeNode,
 };
+pub use permissions::{ProjectPermissions, StoredRule};
 pub use search::fts_query;
 pub use stats::{NodeUsage, SessionStats};
 pub use tools::{ApprovalStatus, NewToolApproval, NewToolRun, ToolApproval, ToolRun};

@@ -1,6 +1,7 @@
 //! `find {pattern, path?, limit?}`: files and folders whose name (or relative path) matches a
 //! glob, over the same `.gitignore`-aware walk as `grep`.
 
+use arbor_permissions::FileAccess;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -79,6 +80,8 @@ impl AgentTool for FindTool {
         let arguments: FindArguments = parse_arguments(arguments)?;
         let cwd = self.workspace.cwd().to_path_buf();
         let root = names::resolve_existing(&cwd, arguments.path.as_deref().unwrap_or("."))?;
+        self.workspace
+            .authorize(&context.call_id, FileAccess::Read, &root)?;
         if !root.is_dir() {
             let shown = paths::display(&cwd, &root);
             if root.exists() {
@@ -102,6 +105,7 @@ impl AgentTool for FindTool {
         let search = Search {
             cwd,
             root,
+            hidden: self.workspace.guard().hidden_paths(),
             glob,
             full_path,
         };
@@ -135,6 +139,8 @@ impl AgentTool for FindTool {
 struct Search {
     cwd: PathBuf,
     root: PathBuf,
+    /// The secret paths: never listed.
+    hidden: Vec<PathBuf>,
     glob: GlobMatcher,
     full_path: bool,
 }
@@ -143,7 +149,7 @@ impl Search {
     /// Every match, unsorted (the walk is parallel).
     fn run(&self, cancel: &CancellationToken) -> Result<Vec<String>, ToolError> {
         let found: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        walk::walker(&self.root).build_parallel().run(|| {
+        walk::walker(&self.root, self.hidden.clone()).build_parallel().run(|| {
             let mut batch = Batch {
                 local: Vec::new(),
                 shared: &found,

@@ -1,6 +1,7 @@
 //! `grep {pattern, path?, glob?, ignore_case?, literal?, context?, limit?}`: a regex search with
 //! the ripgrep libraries, in process.
 
+use arbor_permissions::FileAccess;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -105,6 +106,8 @@ impl AgentTool for GrepTool {
         let arguments: GrepArguments = parse_arguments(arguments)?;
         let cwd = self.workspace.cwd().to_path_buf();
         let root = names::resolve_existing(&cwd, arguments.path.as_deref().unwrap_or("."))?;
+        self.workspace
+            .authorize(&context.call_id, FileAccess::Read, &root)?;
         let shown_root = paths::display(&cwd, &root);
         match std::fs::metadata(&root) {
             Err(_) if !root.exists() => {
@@ -143,6 +146,7 @@ impl AgentTool for GrepTool {
         let query = Query {
             cwd,
             root,
+            hidden: self.workspace.guard().hidden_paths(),
             glob: arguments.glob,
             context: arguments.context.unwrap_or(0),
             limit: arguments.limit.unwrap_or(DEFAULT_LIMIT).max(1),
@@ -158,6 +162,8 @@ impl AgentTool for GrepTool {
 struct Query {
     cwd: PathBuf,
     root: PathBuf,
+    /// The secret paths: never searched.
+    hidden: Vec<PathBuf>,
     glob: Option<String>,
     context: usize,
     limit: usize,
@@ -178,7 +184,7 @@ type FileResults = (String, Vec<Line>, usize, bool);
 /// Searches in parallel (one searcher per walker thread), stops once `limit` matches are in, and
 /// sorts by path so the output does not depend on thread timing.
 fn search(query: &Query, matcher: &RegexMatcher) -> Result<String, ToolError> {
-    let mut walker = walk::walker(&query.root);
+    let mut walker = walk::walker(&query.root, query.hidden.clone());
     if let Some(glob) = &query.glob {
         let mut overrides = OverrideBuilder::new(&query.root);
         overrides

@@ -1,5 +1,6 @@
 //! `ls {path?, limit?}`: a folder's entries, sorted, `/` after folders, dotfiles included.
 
+use arbor_permissions::FileAccess;
 use arbor_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
 use arbor_llm::{JsonObject, Tool as ToolSpec};
 use serde::Deserialize;
@@ -60,11 +61,13 @@ impl AgentTool for LsTool {
     async fn execute(
         &self,
         arguments: JsonObject,
-        _context: ToolContext,
+        context: ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let arguments: LsArguments = parse_arguments(arguments)?;
         let cwd = self.workspace.cwd();
         let path = names::resolve_existing(cwd, arguments.path.as_deref().unwrap_or("."))?;
+        self.workspace
+            .authorize(&context.call_id, FileAccess::Read, &path)?;
         let shown = paths::display(cwd, &path);
         let limit = arguments.limit.unwrap_or(DEFAULT_LIMIT).max(1);
         let listed_path = path.clone();

@@ -1,5 +1,6 @@
 //! `read {path, offset?, limit?}`: a file as numbered lines (`cat -n` style), or an image.
 
+use arbor_permissions::FileAccess;
 use arbor_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
 use arbor_llm::{ImageContent, JsonObject, TextContent, Tool as ToolSpec, UserContent};
 use base64::Engine as _;
@@ -88,6 +89,8 @@ impl AgentTool for ReadTool {
         let arguments: ReadArguments = parse_arguments(arguments)?;
         let cwd = self.workspace.cwd();
         let path = names::resolve_existing(cwd, &arguments.path)?;
+        self.workspace
+            .authorize(&context.call_id, FileAccess::Read, &path)?;
         let shown = paths::display(cwd, &path);
         // Looked at before opening: opening a FIFO for reading blocks until a writer comes.
         let metadata = tokio::fs::metadata(&path)

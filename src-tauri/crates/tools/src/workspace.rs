@@ -11,20 +11,78 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-/// The working directory the tools resolve relative paths against, and the [`FileTracker`] they
-/// share. Cloning is cheap and shares the tracker.
+use arbor_permissions::paths::{resolve_existing, secret_path, DEFAULT_SECRET_PATHS};
+use arbor_permissions::{FileAccess, PermissionGuard, Policy};
+use arbor_protocol::views::permissions::{PermissionMode, SandboxBackend};
+
+/// The `workspace` mode over `cwd` with the default secret paths and this machine's sandbox.
+pub fn default_policy(cwd: &Path) -> Policy {
+    Policy {
+        mode: PermissionMode::Workspace,
+        project: resolve_existing(cwd),
+        rules: Vec::new(),
+        secret_paths: DEFAULT_SECRET_PATHS
+            .iter()
+            .filter_map(|entry| secret_path(entry))
+            .collect(),
+        sandbox: sandbox_backend(),
+    }
+}
+
+/// This machine's sandbox, as the policy names it.
+pub fn sandbox_backend() -> SandboxBackend {
+    match arbor_sandbox::detect().backend {
+        arbor_sandbox::Backend::Bubblewrap { .. } => SandboxBackend::Bubblewrap,
+        arbor_sandbox::Backend::Landlock { .. } => SandboxBackend::Landlock,
+        arbor_sandbox::Backend::Seatbelt => SandboxBackend::Seatbelt,
+        arbor_sandbox::Backend::None { .. } => SandboxBackend::None,
+    }
+}
+
+/// The working directory the tools resolve relative paths against, the [`FileTracker`] they
+/// share, and the project's [`PermissionGuard`] every tool asks before touching a path.
+/// Cloning is cheap and shares both.
 #[derive(Debug, Clone)]
 pub struct Workspace {
     cwd: PathBuf,
     tracker: Arc<FileTracker>,
+    guard: Arc<PermissionGuard>,
 }
 
 impl Workspace {
+    /// A workspace with the default policy: the `workspace` mode, no rules, the default
+    /// secret paths, this machine's sandbox (what a session gets before its own settings).
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        let cwd = cwd.into();
+        let guard = Arc::new(PermissionGuard::new(default_policy(&cwd)));
+        Self::with_guard(cwd, guard)
+    }
+
+    /// A workspace whose tools obey `guard`.
+    pub fn with_guard(cwd: impl Into<PathBuf>, guard: Arc<PermissionGuard>) -> Self {
         Self {
             cwd: cwd.into(),
             tracker: Arc::new(FileTracker::default()),
+            guard,
         }
+    }
+
+    pub fn guard(&self) -> &Arc<PermissionGuard> {
+        &self.guard
+    }
+
+    /// `path` (already resolved by the tool) if the call `call_id` may `access` it; else the
+    /// refusal the model reads.
+    pub fn authorize(
+        &self,
+        call_id: &str,
+        access: FileAccess,
+        path: &Path,
+    ) -> Result<(), arbor_agent::ToolError> {
+        self.guard
+            .check_path(call_id, access, path)
+            .map(|_| ())
+            .map_err(|refusal| arbor_agent::ToolError::respond(refusal.to_string()))
     }
 
     pub fn cwd(&self) -> &Path {

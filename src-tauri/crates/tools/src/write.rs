@@ -1,5 +1,6 @@
 //! `write {path, content}`: creates or replaces a whole file, atomically.
 
+use arbor_permissions::FileAccess;
 use arbor_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
 use arbor_llm::{JsonObject, Tool as ToolSpec};
 use serde::Deserialize;
@@ -64,6 +65,8 @@ impl AgentTool for WriteTool {
         self.workspace.ensure_root()?;
         let cwd = self.workspace.cwd();
         let path = names::resolve_existing(cwd, &arguments.path)?;
+        self.workspace
+            .authorize(&context.call_id, FileAccess::Write, &path)?;
         let shown = paths::display(cwd, &path);
         workspace::check_writable(&path)?;
         if path.is_dir() {

@@ -99,7 +99,7 @@ async fn wait_dead(pid: u32) -> bool {
 
 #[tokio::test]
 async fn timeout_kills_the_whole_group_grandchildren_included() {
-    let ws = TestWorkspace::new();
+    let ws = TestWorkspace::full();
     // A grandchild (a subshell's sleep) records its pid, then everything hangs.
     let error = ws
         .call(
@@ -145,7 +145,7 @@ async fn a_background_child_holding_the_pipe_does_not_hang() {
 
 #[tokio::test]
 async fn abort_kills_the_group_and_returns_aborted() {
-    let ws = TestWorkspace::new();
+    let ws = TestWorkspace::full();
     let cancel = CancellationToken::new();
     let context = ToolContext::new("c", cancel.clone(), None);
     let canceller = {

@@ -16,6 +16,7 @@ mod grep;
 mod large_output;
 mod ls;
 mod nothing_lost;
+mod permissions;
 mod prompt_and_schemas;
 mod read;
 mod write;

@@ -76,6 +76,42 @@ pub struct PermissionRule {
     pub source: RuleSource,
 }
 
+/// Rules as a settings file keeps them: one list per effect.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionLists {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ask: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+}
+
+impl PermissionLists {
+    pub fn is_empty(&self) -> bool {
+        self.deny.is_empty() && self.ask.is_empty() && self.allow.is_empty()
+    }
+
+    /// The list of `effect`.
+    pub fn list_mut(&mut self, effect: RuleEffect) -> &mut Vec<String> {
+        match effect {
+            RuleEffect::Deny => &mut self.deny,
+            RuleEffect::Ask => &mut self.ask,
+            RuleEffect::Allow => &mut self.allow,
+        }
+    }
+
+    /// Every rule with its effect, deny first.
+    pub fn iter(&self) -> impl Iterator<Item = (RuleEffect, &String)> {
+        self.deny
+            .iter()
+            .map(|r| (RuleEffect::Deny, r))
+            .chain(self.ask.iter().map(|r| (RuleEffect::Ask, r)))
+            .chain(self.allow.iter().map(|r| (RuleEffect::Allow, r)))
+    }
+}
+
 /// The operating system's confinement for commands on this machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]

@@ -36,6 +36,15 @@ pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub stream_idle_timeout_secs: Option<u64>,
+    /// The user's permission rules, for every project (`Bash(cargo test *)`, `Read(~/x/**)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub permissions: Option<crate::views::permissions::PermissionLists>,
+    /// The secret-path list (hidden from commands, refused to the file tools); absent: the
+    /// default list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub secret_paths: Option<Vec<String>>,
 }
 
 /// An endpoint as the settings form describes it.

@@ -18,6 +18,10 @@ use serde_json::json;
 use tokio::io::AsyncReadExt;
 
 use self::output::{OutputLog, Utf8Stream};
+use self::process::Launch;
+use arbor_permissions::paths::protected_paths;
+use arbor_permissions::{Confinement, Escalation};
+use arbor_sandbox::SandboxPolicy;
 use super::args::{parse_arguments, spec};
 use super::truncate::{MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
 use crate::workspace::Workspace;
@@ -36,6 +40,7 @@ const DRAIN_MAX: Duration = Duration::from_secs(1);
 struct BashArguments {
     command: String,
     timeout: Option<u64>,
+    escalate: Option<Escalation>,
 }
 
 pub struct BashTool {
@@ -43,6 +48,9 @@ pub struct BashTool {
     environment: ToolEnvironment,
     redactor: Redactor,
     spec: ToolSpec,
+    /// The private temporary folder sandboxed commands get as `/tmp` (made on first use,
+    /// removed with the tool).
+    temp_dir: std::sync::Mutex<Option<tempfile::TempDir>>,
 }
 
 impl BashTool {
@@ -56,7 +64,10 @@ impl BashTool {
                  back interleaved; a non-zero exit code is an error. Output over \
                  {MAX_OUTPUT_LINES} lines or {} KiB is cut to its end, and the full output is \
                  saved to a file whose path is given. The command is killed, with its child \
-                 processes, after `timeout` seconds.",
+                 processes, after `timeout` seconds. Commands run in a sandbox: they can write \
+                 only inside the project and a private /tmp, and have no network. When a \
+                 command needs more (network, writes elsewhere, no sandbox), pass `escalate` \
+                 with a reason: the user is asked.",
                 MAX_OUTPUT_BYTES / 1024
             ),
             json!({
@@ -71,6 +82,18 @@ impl BashTool {
                         "minimum": 1,
                         "maximum": MAX_TIMEOUT_SECS,
                         "description": format!("Seconds before the command is killed (default {DEFAULT_TIMEOUT_SECS}, at most {MAX_TIMEOUT_SECS}).")
+                    },
+                    "escalate": {
+                        "type": "object",
+                        "description": "Ask the user for more than the sandbox allows, for this call only. Always asks.",
+                        "properties": {
+                            "reason": {"type": "string", "description": "Why the command needs it, in one sentence the user reads."},
+                            "network": {"type": "boolean", "description": "Network access."},
+                            "unsandboxed": {"type": "boolean", "description": "Run without the sandbox at all."},
+                            "write_paths": {"type": "array", "items": {"type": "string"}, "description": "Folders outside the project to make writable."}
+                        },
+                        "required": ["reason"],
+                        "additionalProperties": false
                     }
                 },
                 "required": ["command"]
@@ -81,8 +104,104 @@ impl BashTool {
             environment,
             redactor,
             spec,
+            temp_dir: std::sync::Mutex::new(None),
         }
     }
+
+    /// How to start `command` for the call `call_id`: refused, unconfined, or in the sandbox.
+    fn launch(
+        &self,
+        call_id: &str,
+        command: &str,
+        escalation: Option<&Escalation>,
+    ) -> Result<(Launch, Confinement), ToolError> {
+        let guard = self.workspace.guard();
+        let confinement = guard
+            .confinement(call_id, command, escalation)
+            .map_err(|refusal| ToolError::respond(refusal.to_string()))?;
+        if !confinement.sandboxed {
+            return Ok((Launch::bash(command), confinement));
+        }
+        let policy = guard.policy();
+        let mut writable = Vec::new();
+        if confinement.project_writable {
+            writable.push(policy.project.clone());
+        }
+        writable.extend(confinement.extra_writable.iter().cloned());
+        let sandbox_policy = SandboxPolicy {
+            writable,
+            read_only: protected_paths(&policy.project),
+            hidden: policy.secret_paths.clone(),
+            network: confinement.network,
+            temp_dir: self.temp_dir()?,
+        };
+        let wrapped = arbor_sandbox::wrap(
+            &arbor_sandbox::detect().backend,
+            &sandbox_policy,
+            "bash",
+            &["-c".into(), command.into()],
+        )
+        .map_err(|error| {
+            ToolError::respond(format!(
+                "The command was not run: {error}. Nothing ran outside the sandbox."
+            ))
+        })?;
+        Ok((
+            Launch {
+                program: wrapped.program,
+                args: wrapped.args,
+                remove_env: wrapped.remove_env,
+                set_env: wrapped.set_env,
+            },
+            confinement,
+        ))
+    }
+
+    fn temp_dir(&self) -> Result<std::path::PathBuf, ToolError> {
+        let mut slot = self
+            .temp_dir
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(dir) = slot.as_ref() {
+            if dir.path().is_dir() {
+                return Ok(dir.path().to_owned());
+            }
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("arbor-sandbox-tmp-")
+            .tempdir()
+            .map_err(|error| {
+                ToolError::respond(format!("Cannot make the sandbox's temporary folder: {error}."))
+            })?;
+        let path = dir.path().to_owned();
+        *slot = Some(dir);
+        Ok(path)
+    }
+}
+
+/// What a failed sandboxed command's result adds, when its output looks like the sandbox
+/// stopped it.
+fn sandbox_hint(output: &str, confinement: &Confinement) -> Option<String> {
+    const SIGNS: &[&str] = &[
+        "Read-only file system",
+        "Permission denied",
+        "Operation not permitted",
+        "Network is unreachable",
+        "Could not resolve host",
+        "Temporary failure in name resolution",
+        "Name or service not known",
+        "Connection refused",
+    ];
+    if !confinement.sandboxed || !SIGNS.iter().any(|sign| output.contains(sign)) {
+        return None;
+    }
+    Some(format!(
+        "[The command ran {}. If it failed because of that, call bash again with \
+         `escalate`: {{\"reason\": \"…\", \"network\": true}} for network, \
+         \"write_paths\": [\"…\"] for folders outside the project, or \"unsandboxed\": true; \
+         the user is asked.]",
+        confinement.describe()
+    ))
 }
 
 /// How the command ended.
@@ -103,6 +222,11 @@ impl AgentTool for BashTool {
         context: ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let arguments: BashArguments = parse_arguments(arguments)?;
+        let (launch, confinement) = self.launch(
+            &context.call_id,
+            &arguments.command,
+            arguments.escalate.as_ref(),
+        )?;
         let timeout_secs = arguments
             .timeout
             .unwrap_or(DEFAULT_TIMEOUT_SECS)
@@ -114,7 +238,7 @@ impl AgentTool for BashTool {
             mut child,
             output: mut pipe,
             mut group,
-        } = process::start(&arguments.command, self.workspace.cwd(), &self.environment)
+        } = process::start(&launch, self.workspace.cwd(), &self.environment)
             .await
             .map_err(|error| match self.workspace.ensure_root() {
                 Err(gone) => ToolError::from(gone),
@@ -171,6 +295,10 @@ impl AgentTool for BashTool {
                 }
             }
         }
+        // A sandboxed command leaves nothing running behind it.
+        if confinement.sandboxed {
+            group.kill_remaining();
+        }
         // Finished or killed: the watchdog is stopped either way, before anything else can fail.
         group.release().await;
         let Some(ending) = ending else {
@@ -209,11 +337,18 @@ impl AgentTool for BashTool {
         };
         text.push_str("\n\n");
         text.push_str(&footer);
+        if exit_code != Some(0) {
+            if let Some(hint) = sandbox_hint(&text, &confinement) {
+                text.push_str("\n");
+                text.push_str(&hint);
+            }
+        }
         let details = json!({
             "exit_code": exit_code,
             "timed_out": matches!(ending, Ending::TimedOut),
             "full_output_path": final_output.full_output_path,
             "duration_ms": u64::try_from(started_at.elapsed().as_millis()).unwrap_or(u64::MAX),
+            "sandbox": confinement.describe(),
         });
         if exit_code == Some(0) {
             Ok(ToolOutput::text(text).with_details(details))

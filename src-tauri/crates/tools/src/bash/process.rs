@@ -27,7 +27,7 @@ pub(crate) struct Started {
 /// written, as a terminal shows them. Variables `environment` withholds (keys) are not
 /// inherited.
 pub(crate) async fn start(
-    command: &str,
+    launch: &Launch,
     cwd: &Path,
     environment: &ToolEnvironment,
 ) -> io::Result<Started> {
@@ -39,7 +39,7 @@ pub(crate) async fn start(
         watchdog: Some(watchdog),
         armed: true,
     };
-    let spawned = spawn_bash(command, cwd, environment, group.id);
+    let spawned = spawn(launch, cwd, environment, group.id);
     match spawned {
         Ok((child, output)) => Ok(Started {
             child,
@@ -53,17 +53,37 @@ pub(crate) async fn start(
     }
 }
 
-fn spawn_bash(
-    command: &str,
+/// What to start: `bash -c COMMAND` itself, or the sandbox wrapping it.
+#[derive(Debug, Clone)]
+pub(crate) struct Launch {
+    pub program: std::path::PathBuf,
+    pub args: Vec<std::ffi::OsString>,
+    pub remove_env: Vec<&'static str>,
+    pub set_env: Vec<(&'static str, std::ffi::OsString)>,
+}
+
+impl Launch {
+    /// `bash -c command`, unconfined.
+    pub fn bash(command: &str) -> Self {
+        Self {
+            program: "bash".into(),
+            args: vec!["-c".into(), command.into()],
+            remove_env: Vec::new(),
+            set_env: Vec::new(),
+        }
+    }
+}
+
+fn spawn(
+    launch: &Launch,
     cwd: &Path,
     environment: &ToolEnvironment,
     group: Pid,
 ) -> io::Result<(Child, pipe::Receiver)> {
     let (writer, reader) = pipe::pipe()?;
     let writer = writer.into_blocking_fd()?;
-    let mut bash = Command::new("bash");
-    bash.arg("-c")
-        .arg(command)
+    let mut bash = Command::new(&launch.program);
+    bash.args(&launch.args)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::from(writer.try_clone()?))
@@ -71,6 +91,12 @@ fn spawn_bash(
         .process_group(group.as_raw_nonzero().get());
     for name in environment.withheld() {
         bash.env_remove(name);
+    }
+    for name in &launch.remove_env {
+        bash.env_remove(name);
+    }
+    for (name, value) in &launch.set_env {
+        bash.env(name, value);
     }
     let child = bash.spawn()?;
     // `bash` holds our copies of the write end: drop it so the pipe reaches EOF when the
@@ -104,6 +130,12 @@ impl ProcessGroup {
             Some(status) => Some(status),
             None => child.wait().await.ok(),
         }
+    }
+
+    /// Kills whatever is left of the group: a sandboxed command's background processes must
+    /// not outlive its call (bubblewrap's PID namespace does this by itself; Landlock has none).
+    pub fn kill_remaining(&self) {
+        self.signal(Signal::KILL);
     }
 
     /// The command is over (finished on its own, or killed by [`Self::terminate`]): stops and

@@ -16,6 +16,7 @@ mod diff;
 mod load;
 mod matching;
 
+use arbor_permissions::FileAccess;
 use arbor_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
 use arbor_llm::{JsonObject, Tool as ToolSpec};
 use serde::Deserialize;
@@ -119,6 +120,8 @@ impl AgentTool for EditTool {
         self.workspace.ensure_root()?;
         let cwd = self.workspace.cwd();
         let path = names::resolve_existing(cwd, &arguments.path)?;
+        self.workspace
+            .authorize(&context.call_id, FileAccess::Edit, &path)?;
         let shown = paths::display(cwd, &path);
         let bytes = load::load(&path, &shown, cwd).await?;
         let stale = self.workspace.tracker().changed_since_seen(&path, &bytes) == Some(true);

@@ -20,6 +20,16 @@ impl TestWorkspace {
         Self::with_images(false)
     }
 
+    /// Unsandboxed, no limits but the secret paths (`full` mode): for tests of the process
+    /// group and special files themselves, which a sandbox would change.
+    pub fn full() -> Self {
+        let test = Self::new();
+        test.workspace
+            .guard()
+            .update(|policy| policy.mode = arbor_protocol::views::permissions::PermissionMode::Full);
+        test
+    }
+
     pub fn with_images(accepts_images: bool) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let workspace = Workspace::new(dir.path());

@@ -33,7 +33,7 @@ fn members(group: u32) -> Vec<u32> {
 
 #[tokio::test]
 async fn a_finished_commands_background_child_is_left_alone() {
-    let ws = TestWorkspace::new();
+    let ws = TestWorkspace::full();
     let text = ws
         .ok(
             "bash",
@@ -59,7 +59,7 @@ async fn a_finished_commands_background_child_is_left_alone() {
 
 #[tokio::test]
 async fn the_command_runs_in_the_group_its_watchdog_leads() {
-    let ws = TestWorkspace::new();
+    let ws = TestWorkspace::full();
     // While the command runs, its group holds the watchdog (the leader) and the command.
     let text = ws
         .ok(

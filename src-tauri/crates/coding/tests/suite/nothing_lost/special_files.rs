@@ -77,7 +77,7 @@ async fn read_refuses_a_socket() {
 
 #[tokio::test]
 async fn edit_refuses_a_fifo_and_a_device() {
-    let ws = TestWorkspace::new();
+    let ws = TestWorkspace::full();
     mkfifo(&ws.path("pipe"));
     std::os::unix::fs::symlink("/dev/zero", ws.path("zero")).unwrap();
     for (name, kind) in [

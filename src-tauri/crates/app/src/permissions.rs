@@ -1,0 +1,280 @@
+//! A project's permissions as the session API keeps them: the mode and trust in the store
+//! (per project), the user's rules and the secret-path list in `settings.json`, the project's
+//! rules in the store, a run's own rules from the command line; turned into the
+//! [`Policy`] a live session's guard enforces, and into the [`PermissionsView`] front ends show.
+
+use std::path::{Path, PathBuf};
+
+use arbor_permissions::paths::{secret_path, DEFAULT_SECRET_PATHS};
+use arbor_permissions::{Policy, Rule, SourcedRule};
+use arbor_protocol::views::permissions::{
+    PermissionLists, PermissionMode, PermissionRule, PermissionsView, RuleEffect, RuleSource,
+    SandboxBackend, SandboxStatus,
+};
+use arbor_protocol::views::settings::Settings;
+use arbor_store::Store;
+
+use crate::settings::SettingsFile;
+use crate::AppError;
+
+/// What a front end asks for one run (the CLI's `--permission-mode`, `--allow`, `--ask`,
+/// `--deny`): on top of what is saved, never saved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PermissionOverrides {
+    pub mode: Option<PermissionMode>,
+    pub rules: Vec<(RuleEffect, String)>,
+}
+
+/// Everything a live session's guard starts from.
+#[derive(Debug, Clone)]
+pub struct PermissionSetup {
+    pub policy: Policy,
+    pub trusted: bool,
+    pub origin: Option<String>,
+    /// The secret-path list as written (`~/.ssh`).
+    pub secret_entries: Vec<String>,
+    pub sandbox: SandboxStatus,
+}
+
+/// This machine's sandbox, as the settings show it.
+pub fn sandbox_status() -> SandboxStatus {
+    let detected = arbor_sandbox::detect();
+    SandboxStatus {
+        backend: match detected.backend {
+            arbor_sandbox::Backend::Bubblewrap { .. } => SandboxBackend::Bubblewrap,
+            arbor_sandbox::Backend::Landlock { .. } => SandboxBackend::Landlock,
+            arbor_sandbox::Backend::Seatbelt => SandboxBackend::Seatbelt,
+            arbor_sandbox::Backend::None { .. } => SandboxBackend::None,
+        },
+        summary: detected.summary,
+    }
+}
+
+fn parse_rules(
+    rules: impl IntoIterator<Item = (RuleEffect, String)>,
+    source: RuleSource,
+) -> Result<Vec<SourcedRule>, AppError> {
+    rules
+        .into_iter()
+        .map(|(effect, text)| {
+            Ok(SourcedRule {
+                rule: Rule::parse(&text)?,
+                effect,
+                source,
+            })
+        })
+        .collect()
+}
+
+fn effect_from(text: &str) -> Option<RuleEffect> {
+    match text {
+        "deny" => Some(RuleEffect::Deny),
+        "ask" => Some(RuleEffect::Ask),
+        "allow" => Some(RuleEffect::Allow),
+        _ => None,
+    }
+}
+
+/// The project's permissions from `data_dir`'s settings and `store`, with `overrides` on top.
+pub fn load_setup(
+    data_dir: &Path,
+    store: &Store,
+    project_root: &Path,
+    overrides: &PermissionOverrides,
+) -> Result<PermissionSetup, AppError> {
+    let settings = Settings::load(data_dir)?;
+    let project = store.find_project(project_root)?;
+    let stored = match &project {
+        Some(project) => Some(store.project_permissions(&project.id)?),
+        None => None,
+    };
+    let trusted = stored.as_ref().is_none_or(|s| s.trusted);
+    let saved_mode = stored
+        .as_ref()
+        .and_then(|s| s.mode.as_deref())
+        .and_then(PermissionMode::parse);
+    let mode = overrides.mode.or(saved_mode).unwrap_or(if trusted {
+        PermissionMode::Workspace
+    } else {
+        PermissionMode::ReadOnly
+    });
+    let mut rules = parse_rules(overrides.rules.clone(), RuleSource::CommandLine)?;
+    if let Some(lists) = &settings.permissions {
+        rules.extend(parse_rules(
+            lists.iter().map(|(e, r)| (e, r.clone())),
+            RuleSource::User,
+        )?);
+    }
+    if let Some(project) = &project {
+        // A rule saved before this build understood it is left out, not fatal.
+        let saved = store.permission_rules(&project.id)?;
+        rules.extend(saved.into_iter().filter_map(|row| {
+            Some(SourcedRule {
+                rule: Rule::parse(&row.rule).ok()?,
+                effect: effect_from(&row.effect)?,
+                source: RuleSource::Project,
+            })
+        }));
+    }
+    let secret_entries = settings
+        .secret_paths
+        .clone()
+        .unwrap_or_else(|| DEFAULT_SECRET_PATHS.iter().map(|s| s.to_string()).collect());
+    let mut secret_paths: Vec<PathBuf> =
+        secret_entries.iter().filter_map(|e| secret_path(e)).collect();
+    // Arbor's own data: the conversation history, snapshots, settings.
+    secret_paths.push(arbor_permissions::paths::resolve_existing(data_dir));
+    let sandbox = sandbox_status();
+    Ok(PermissionSetup {
+        policy: Policy {
+            mode,
+            project: arbor_permissions::paths::resolve_existing(project_root),
+            rules,
+            secret_paths,
+            sandbox: sandbox.backend,
+        },
+        trusted,
+        origin: stored.and_then(|s| s.origin_url),
+        secret_entries,
+        sandbox,
+    })
+}
+
+/// What the header, banner and settings show, from a policy (a live one when a session runs).
+pub fn view(setup: &PermissionSetup, policy: &Policy) -> PermissionsView {
+    let mut rules: Vec<PermissionRule> = policy
+        .rules
+        .iter()
+        .map(|r| PermissionRule {
+            rule: r.rule.to_string(),
+            effect: r.effect,
+            source: r.source,
+        })
+        .collect();
+    let rank = |e: RuleEffect| match e {
+        RuleEffect::Deny => 0,
+        RuleEffect::Ask => 1,
+        RuleEffect::Allow => 2,
+    };
+    rules.sort_by_key(|r| rank(r.effect));
+    PermissionsView {
+        mode: policy.mode,
+        trusted: setup.trusted,
+        origin: setup.origin.clone().filter(|_| !setup.trusted),
+        rules,
+        secret_paths: setup.secret_entries.clone(),
+        sandbox: setup.sandbox.clone(),
+    }
+}
+
+fn project_id(store: &Store, project_root: &Path) -> Result<String, AppError> {
+    Ok(store.open_project(project_root, None)?.id)
+}
+
+/// Saves the project's mode.
+pub fn save_mode(store: &Store, project_root: &Path, mode: PermissionMode) -> Result<(), AppError> {
+    let id = project_id(store, project_root)?;
+    Ok(store.set_permission_mode(&id, mode.as_str())?)
+}
+
+/// Trusts a cloned project: it leaves read-only for the workspace mode.
+pub fn trust(store: &Store, project_root: &Path) -> Result<(), AppError> {
+    let id = project_id(store, project_root)?;
+    store.set_project_trusted(&id, true)?;
+    Ok(store.set_permission_mode(&id, PermissionMode::Workspace.as_str())?)
+}
+
+/// Marks a freshly cloned project untrusted (it starts read-only).
+pub fn distrust(store: &Store, project_root: &Path) -> Result<(), AppError> {
+    let id = project_id(store, project_root)?;
+    Ok(store.set_project_trusted(&id, false)?)
+}
+
+/// Saves a rule for the user (settings) or the project (store), after checking it.
+pub fn add_rule(
+    data_dir: &Path,
+    store: &Store,
+    project_root: &Path,
+    rule: &str,
+    effect: RuleEffect,
+    scope: RuleSource,
+) -> Result<(), AppError> {
+    let text = Rule::parse(rule)?.to_string();
+    match scope {
+        RuleSource::User => {
+            let mut settings = Settings::load(data_dir)?;
+            let lists = settings.permissions.get_or_insert_with(PermissionLists::default);
+            let list = lists.list_mut(effect);
+            if !list.contains(&text) {
+                list.push(text);
+            }
+            settings.save(data_dir)?;
+            Ok(())
+        }
+        RuleSource::Project => {
+            let id = project_id(store, project_root)?;
+            Ok(store.add_permission_rule(&id, effect.as_str(), &text)?)
+        }
+        RuleSource::Session | RuleSource::CommandLine => Err(AppError::Unsupported(
+            "only user and project rules are saved".into(),
+        )),
+    }
+}
+
+/// Removes a saved rule.
+pub fn remove_rule(
+    data_dir: &Path,
+    store: &Store,
+    project_root: &Path,
+    rule: &str,
+    effect: RuleEffect,
+    source: RuleSource,
+) -> Result<(), AppError> {
+    let removed = match source {
+        RuleSource::User => {
+            let mut settings = Settings::load(data_dir)?;
+            let removed = match settings.permissions.as_mut() {
+                Some(lists) => {
+                    let list = lists.list_mut(effect);
+                    let before = list.len();
+                    list.retain(|r| r != rule);
+                    before != list.len()
+                }
+                None => false,
+            };
+            if settings.permissions.as_ref().is_some_and(PermissionLists::is_empty) {
+                settings.permissions = None;
+            }
+            settings.save(data_dir)?;
+            removed
+        }
+        RuleSource::Project => {
+            let id = project_id(store, project_root)?;
+            store.remove_permission_rule(&id, effect.as_str(), rule)?
+        }
+        RuleSource::Session | RuleSource::CommandLine => false,
+    };
+    if removed {
+        Ok(())
+    } else {
+        Err(AppError::NoSuchRule(format!("{} {rule}", effect.as_str())))
+    }
+}
+
+/// Saves the secret-path list (each entry absolute or under `~`).
+pub fn save_secret_paths(data_dir: &Path, paths: Vec<String>) -> Result<(), AppError> {
+    let paths: Vec<String> = paths
+        .into_iter()
+        .map(|p| p.trim().to_owned())
+        .filter(|p| !p.is_empty())
+        .collect();
+    if let Some(bad) = paths.iter().find(|p| secret_path(p).is_none()) {
+        return Err(AppError::Unsupported(format!(
+            "`{bad}` is not an absolute path or one under `~/`"
+        )));
+    }
+    let mut settings = Settings::load(data_dir)?;
+    settings.secret_paths = Some(paths);
+    settings.save(data_dir)?;
+    Ok(())
+}
