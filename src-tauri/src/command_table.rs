@@ -18,6 +18,7 @@ use ts_rs::{Config, TS};
 use crate::clone_commands;
 use crate::code_commands;
 use crate::commands;
+use crate::permission_commands;
 use crate::error::CommandError;
 use crate::session_commands;
 use crate::settings_commands;
@@ -28,6 +29,9 @@ use arbor_app::sessions::{NodeDiff, RestoreInfo, RestorePreview};
 use arbor_app::skills::{ToolList, ToolReview};
 use arbor_app::views::branch::SearchHit;
 use arbor_app::views::clone::CloneForm;
+use arbor_app::views::permissions::{
+    PermissionDecision, PermissionMode, PermissionsView, RuleEffect, RuleSource,
+};
 use arbor_app::views::tools::ToolRun;
 use arbor_app::views::{AppInfo, OpenedProject};
 use arbor_app::{
@@ -144,6 +148,13 @@ command_table! {
     tool_commands::reject_tool [window state] (approval_id: String, reason: Option<String>) -> ToolList;
     tool_commands::revoke_tool [window state] (name: String) -> ToolList;
     tool_commands::tool_history [window state] (name: Option<String>) -> Vec<ToolRun>;
+    permission_commands::get_permissions [window state] () -> PermissionsView;
+    permission_commands::set_permission_mode [window state] (mode: PermissionMode) -> PermissionsView;
+    permission_commands::trust_project [window state] () -> PermissionsView;
+    permission_commands::answer_permission [window state] (request_id: String, decision: PermissionDecision, reason: Option<String>) -> ();
+    permission_commands::add_permission_rule [window state] (rule: String, effect: RuleEffect, scope: RuleSource) -> PermissionsView;
+    permission_commands::remove_permission_rule [window state] (rule: String, effect: RuleEffect, source: RuleSource) -> PermissionsView;
+    permission_commands::set_secret_paths [window state] (paths: Vec<String>) -> PermissionsView;
     session_commands::set_model [window state] (provider: String, model: String) -> SessionState;
     session_commands::set_thinking_level [window state] (level: ThinkingLevel) -> SessionState;
     session_commands::list_models [state] () -> Vec<ModelGroup>;

@@ -15,6 +15,7 @@ mod code_commands;
 mod command_table;
 mod commands;
 mod error;
+mod permission_commands;
 mod session_commands;
 mod settings_commands;
 mod state;
@@ -27,7 +28,14 @@ pub use error::CommandError;
 use tauri::{Manager, WindowEvent};
 
 /// Builds and runs the desktop app until its last window closes.
+/// See [`arbor_app::run_sandbox_helper_if_requested`]: the first thing `main` does.
+pub fn run_sandbox_helper_if_requested() {
+    arbor_app::run_sandbox_helper_if_requested();
+}
+
 pub fn run() -> Result<(), tauri::Error> {
+    // No tool process reads this process's memory or `/proc` entries (keys live here).
+    arbor_app::protect_this_process();
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())

@@ -2,6 +2,9 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 fn main() -> std::process::ExitCode {
+    // Started as the sandbox's helper (Arbor re-executing itself): set the restrictions and
+    // become the command, before anything of the app starts.
+    arbor_desktop::run_sandbox_helper_if_requested();
     match arbor_desktop::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {

@@ -10,6 +10,7 @@ use arbor_app::{
     blocking, AppError, BranchPage, LiveSession, ModelGroup, ModelRequest, SessionConfig,
     SessionListItem, SessionStart, SessionState, SessionView,
 };
+use arbor_app::permissions::PermissionOverrides;
 use arbor_app::{NavigateTo, DEFAULT_TOOLS};
 use arbor_protocol::SessionEvent;
 use arbor_protocol::{ImageContent, ThinkingLevel};
@@ -41,6 +42,7 @@ pub async fn start_session(
         let root = PathBuf::from(&project.path);
         let preferred = arbor.last_model(&root)?;
         let selection = arbor.default_selection(preferred.as_deref())?;
+        let permissions = arbor.permission_setup(&root, &PermissionOverrides::default())?;
         let config = SessionConfig {
             cwd: root,
             selection,
@@ -50,10 +52,13 @@ pub async fn start_session(
             append_system_prompt: None,
             tool_environment: arbor.tool_environment(&[]),
             stream_idle_timeout: arbor.settings().stream_idle_timeout(),
+            permissions: Some(permissions),
         };
         let start = session_id.map_or(SessionStart::Latest, SessionStart::Resume);
         let mut session = arbor.start_session(config, Some(start))?;
         session.attach(crate::channel::forward(events));
+        // The window's user answers permission requests in a dialog.
+        session.set_permissions_answerable(true);
         // The window's user answers approvals in a dialog: `create_tool` waits for it.
         if let Ok(toolbox) = session.toolbox() {
             toolbox.set_answerable(true);

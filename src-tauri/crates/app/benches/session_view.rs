@@ -71,6 +71,7 @@ fn open_chat(data: &Path, project: &Path, runtime: &tokio::runtime::Runtime) -> 
         append_system_prompt: None,
         tool_environment: app.tool_environment(&[]),
         stream_idle_timeout: arbor_llm::DEFAULT_STREAM_IDLE_TIMEOUT,
+        permissions: None,
     };
     let session = app
         .start_session(config, Some(SessionStart::Latest))

@@ -62,6 +62,9 @@ impl ArborApp {
         let project = self
             .store()
             .open_project(std::path::Path::new(&folder.path), Some(&cloned.origin_url))?;
+        // A repository from a URL is untrusted content: it starts read-only until the user
+        // trusts it.
+        self.store().set_project_trusted(&project.id, false)?;
         Ok(ProjectInfo {
             id: project.id,
             name: folder.name,

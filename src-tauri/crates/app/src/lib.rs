@@ -37,8 +37,25 @@ pub mod error;
 pub mod key_check;
 pub mod keys;
 pub mod live;
+mod live_permissions;
 mod model_tools;
 pub mod permissions;
+
+/// When this process was started as the sandbox's helper (Arbor re-executing itself), sets
+/// the restrictions and becomes the command; never returns then. Call first in `main`.
+pub fn run_sandbox_helper_if_requested() {
+    arbor_sandbox::helper::run_if_requested();
+    if let Ok(exe) = std::env::current_exe() {
+        arbor_sandbox::register_helper(exe);
+    }
+}
+
+/// Makes this process's memory and `/proc` entries unreadable to other processes of the user
+/// (tool processes among them): not dumpable. Failing to is not fatal (the sandbox's PID
+/// namespace hides Arbor anyway).
+pub fn protect_this_process() {
+    arbor_sandbox::protect_this_process();
+}
 pub mod project;
 /// What each session command answers (RPC responses), the wire's.
 pub use arbor_protocol::responses;
@@ -221,7 +238,7 @@ impl ArborApp {
             .clone()
     }
 
-    fn store(&self) -> std::sync::MutexGuard<'_, Store> {
+    pub(crate) fn store(&self) -> std::sync::MutexGuard<'_, Store> {
         self.store
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())

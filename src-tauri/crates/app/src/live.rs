@@ -50,6 +50,9 @@ pub struct SessionConfig {
     /// How long the provider's stream may stay silent before the request fails as a
     /// retryable network error (the settings' `streamIdleTimeoutSecs`).
     pub stream_idle_timeout: std::time::Duration,
+    /// The project's permissions ([`crate::permissions::load_setup`]); `None`: the default
+    /// (`workspace` mode, no rules, the default secret paths).
+    pub permissions: Option<crate::permissions::PermissionSetup>,
 }
 
 /// Which stored session a live session starts on.
@@ -91,6 +94,8 @@ pub struct LiveSession {
     subscription: Option<SubscriptionId>,
     /// The tools offered: built-ins, `create_tool`, the model's approved tools.
     pub(crate) tools: crate::model_tools::SessionTools,
+    /// The project's permissions: the guard the tools obey and the gate that asks.
+    pub(crate) permissions: crate::live_permissions::SessionPermissions,
 }
 
 impl std::fmt::Debug for LiveSession {
@@ -117,8 +122,10 @@ impl LiveSession {
             append_system_prompt,
             mut tool_environment,
             stream_idle_timeout,
+            permissions,
         } = config;
-        let workspace = Workspace::new(&cwd);
+        let permissions = crate::live_permissions::SessionPermissions::new(&cwd, permissions);
+        let workspace = Workspace::with_guard(&cwd, permissions.guard().clone());
         let redactor = Redactor::new();
         for secret in tool_environment.secrets() {
             redactor.add(secret);
@@ -173,8 +180,11 @@ impl LiveSession {
             .thinking_level(thinking)
             .tools(tools.clone())
             .request_options(request_options(&selection));
+        let agent = Agent::new(client.clone(), options);
+        agent.add_tool_hook(permissions.gate().clone());
         let session = Self {
-            agent: Agent::new(client.clone(), options),
+            agent,
+            permissions,
             selection,
             tool_names: names,
             cwd,
@@ -241,6 +251,7 @@ impl LiveSession {
                 &self.redactor,
             );
         }
+        self.permissions.save_rules_in(&recorder);
         self.recorder = Some(recorder);
         Ok(())
     }
@@ -294,6 +305,7 @@ impl LiveSession {
         if let Some(toolbox) = self.tools.toolbox() {
             toolbox.set_sink(Some(coding_sink.clone()));
         }
+        self.permissions.set_sink(Some(coding_sink.clone()));
         compactor.set_sink(Some(coding_sink));
         let hook = SessionRequestHook::new(compactor.clone(), self.client.retry_policy().clone());
         self.agent.set_request_hook(Some(Arc::new(hook)));
@@ -318,6 +330,7 @@ impl LiveSession {
         if let Some(toolbox) = self.tools.toolbox() {
             toolbox.set_sink(None);
         }
+        self.permissions.set_sink(None);
     }
 
     /// `provider/id` of the current model, as sessions record it.

@@ -66,6 +66,12 @@ fn parse_rules(
         .collect()
 }
 
+/// Checks a rule as a front end was given it.
+pub fn check_rule(text: &str) -> Result<(), AppError> {
+    Rule::parse(text)?;
+    Ok(())
+}
+
 fn effect_from(text: &str) -> Option<RuleEffect> {
     match text {
         "deny" => Some(RuleEffect::Deny),
@@ -78,15 +84,18 @@ fn effect_from(text: &str) -> Option<RuleEffect> {
 /// The project's permissions from `data_dir`'s settings and `store`, with `overrides` on top.
 pub fn load_setup(
     data_dir: &Path,
-    store: &Store,
+    store: Option<&Store>,
     project_root: &Path,
     overrides: &PermissionOverrides,
 ) -> Result<PermissionSetup, AppError> {
     let settings = Settings::load(data_dir)?;
-    let project = store.find_project(project_root)?;
-    let stored = match &project {
-        Some(project) => Some(store.project_permissions(&project.id)?),
+    let project = match store {
+        Some(store) => store.find_project(project_root)?,
         None => None,
+    };
+    let stored = match (&project, store) {
+        (Some(project), Some(store)) => Some(store.project_permissions(&project.id)?),
+        _ => None,
     };
     let trusted = stored.as_ref().is_none_or(|s| s.trusted);
     let saved_mode = stored
@@ -105,7 +114,7 @@ pub fn load_setup(
             RuleSource::User,
         )?);
     }
-    if let Some(project) = &project {
+    if let (Some(project), Some(store)) = (&project, store) {
         // A rule saved before this build understood it is left out, not fatal.
         let saved = store.permission_rules(&project.id)?;
         rules.extend(saved.into_iter().filter_map(|row| {
@@ -138,6 +147,22 @@ pub fn load_setup(
         secret_entries,
         sandbox,
     })
+}
+
+/// [`load_setup`] for a front end without an open store (the CLI): the database is read when
+/// there is one (brought to this build's schema, as the session's own connection would), and
+/// none is created.
+pub fn load_setup_in(
+    data_dir: &Path,
+    project_root: &Path,
+    overrides: &PermissionOverrides,
+) -> Result<PermissionSetup, AppError> {
+    let store = if data_dir.join(arbor_store::DB_FILE_NAME).exists() {
+        Some(Store::open(data_dir)?)
+    } else {
+        None
+    };
+    load_setup(data_dir, store.as_ref(), project_root, overrides)
 }
 
 /// What the header, banner and settings show, from a policy (a live one when a session runs).
@@ -277,4 +302,91 @@ pub fn save_secret_paths(data_dir: &Path, paths: Vec<String>) -> Result<(), AppE
     settings.secret_paths = Some(paths);
     settings.save(data_dir)?;
     Ok(())
+}
+
+impl crate::ArborApp {
+    /// The project's permissions at `project_root`, with `overrides` on top.
+    pub fn permission_setup(
+        &self,
+        project_root: &Path,
+        overrides: &PermissionOverrides,
+    ) -> Result<PermissionSetup, AppError> {
+        load_setup(self.data_dir(), Some(&self.store()), project_root, overrides)
+    }
+
+    /// What the settings and the header show for a project without a live session.
+    pub fn permissions_view(&self, project_root: &Path) -> Result<PermissionsView, AppError> {
+        let setup = self.permission_setup(project_root, &PermissionOverrides::default())?;
+        Ok(view(&setup, &setup.policy))
+    }
+
+    /// Saves the project's mode.
+    pub fn set_permission_mode(
+        &self,
+        project_root: &Path,
+        mode: PermissionMode,
+    ) -> Result<(), AppError> {
+        save_mode(&self.store(), project_root, mode)
+    }
+
+    /// Trusts a cloned project (it leaves read-only for `workspace`).
+    pub fn trust_project(&self, project_root: &Path) -> Result<(), AppError> {
+        trust(&self.store(), project_root)
+    }
+
+    /// Saves a rule for the user or the project.
+    pub fn add_permission_rule(
+        &self,
+        project_root: &Path,
+        rule: &str,
+        effect: RuleEffect,
+        scope: RuleSource,
+    ) -> Result<(), AppError> {
+        add_rule(self.data_dir(), &self.store(), project_root, rule, effect, scope)
+    }
+
+    /// Removes a saved rule.
+    pub fn remove_permission_rule(
+        &self,
+        project_root: &Path,
+        rule: &str,
+        effect: RuleEffect,
+        source: RuleSource,
+    ) -> Result<(), AppError> {
+        remove_rule(self.data_dir(), &self.store(), project_root, rule, effect, source)
+    }
+
+    /// Saves the secret-path list.
+    pub fn set_secret_paths(&self, paths: Vec<String>) -> Result<(), AppError> {
+        save_secret_paths(self.data_dir(), paths)
+    }
+}
+
+impl crate::StoredSessions {
+    /// Saves a rule for the user or the project at `project_root` (`arbor permissions`).
+    pub fn add_permission_rule(
+        &self,
+        project_root: &Path,
+        rule: &str,
+        effect: RuleEffect,
+        scope: RuleSource,
+    ) -> Result<(), AppError> {
+        add_rule(self.data_dir(), self.store(), project_root, rule, effect, scope)
+    }
+
+    /// Removes a saved rule from whichever list holds it.
+    pub fn remove_permission_rule(
+        &self,
+        project_root: &Path,
+        rule: &str,
+        scope: RuleSource,
+    ) -> Result<(), AppError> {
+        for effect in [RuleEffect::Deny, RuleEffect::Ask, RuleEffect::Allow] {
+            match remove_rule(self.data_dir(), self.store(), project_root, rule, effect, scope) {
+                Err(AppError::NoSuchRule(_)) => continue,
+                other => return other,
+            }
+        }
+        Err(AppError::NoSuchRule(rule.to_owned()))
+    }
 }

@@ -66,6 +66,14 @@ impl StoredSessions {
         })
     }
 
+    pub(crate) fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// For writing (import, the code commands).
     pub fn open(data_dir: &Path) -> Result<Self, AppError> {
         Ok(Self {

@@ -1,5 +1,6 @@
 //! Command-line arguments (clap). Usage errors exit with status 2.
 
+use arbor_protocol::views::permissions::PermissionMode;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -129,6 +130,29 @@ pub struct AgentArgs {
     /// By default every provider's key variable is withheld from `bash`.
     #[arg(long = "pass-env", value_name = "NAME")]
     pub pass_env: Vec<String>,
+
+    /// How far the model may reach for this run: `read-only` (reads; commands ask), `workspace`
+    /// (edits the project; commands sandboxed without network; the default, but a cloned
+    /// repository starts read-only until trusted) or `full` (no sandbox; deny rules still hold).
+    #[arg(long, value_name = "MODE", value_parser = parse_permission_mode)]
+    pub permission_mode: Option<PermissionMode>,
+
+    /// Allow what a rule covers for this run, e.g. `--allow 'Bash(cargo test *)'` (repeatable).
+    #[arg(long = "allow", value_name = "RULE")]
+    pub allow: Vec<String>,
+
+    /// Ask before what a rule covers, for this run (repeatable).
+    #[arg(long = "ask", value_name = "RULE")]
+    pub ask: Vec<String>,
+
+    /// Refuse what a rule covers, for this run, e.g. `--deny 'Bash(git push *)'` (repeatable).
+    #[arg(long = "deny", value_name = "RULE")]
+    pub deny: Vec<String>,
+}
+
+fn parse_permission_mode(text: &str) -> Result<PermissionMode, String> {
+    PermissionMode::parse(text)
+        .ok_or_else(|| format!("`{text}` is not a mode: read-only, workspace or full"))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -252,11 +276,38 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<ToolsAction>,
     },
+    /// Permission rules: list the rules in force for this folder (with where each comes
+    /// from), the mode and the sandbox; add a user rule (`--project`: this project's) with
+    /// `allow`, `ask` or `deny`, or remove one.
+    Permissions {
+        #[command(subcommand)]
+        action: Option<PermissionsAction>,
+        /// The rule is this project's (saved in Arbor's store), not the user's (settings).
+        #[arg(long, global = true)]
+        project: bool,
+        /// Print the list as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Manage API keys in the OS keychain (and the GitHub token, account `github`).
     Auth {
         #[command(subcommand)]
         action: AuthAction,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PermissionsAction {
+    /// The rules in force here, the mode and the sandbox (the default).
+    List,
+    /// Allow what RULE covers, e.g. `arbor permissions allow 'Bash(cargo test *)'`.
+    Allow { rule: String },
+    /// Ask before what RULE covers.
+    Ask { rule: String },
+    /// Refuse what RULE covers.
+    Deny { rule: String },
+    /// Remove a saved rule (from whichever list holds it).
+    Remove { rule: String },
 }
 
 #[derive(Debug, Subcommand)]

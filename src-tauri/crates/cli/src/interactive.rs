@@ -50,6 +50,10 @@ const HELP: &str = "Commands:
   /name TITLE           rename this session
   /sessions             list this folder's sessions
   /resume ID            switch to a stored session
+  /yes  /session  /always  answer the waiting permission request: allow once, for this
+                        session, or always (saves the rule it shows for this project)
+  /no [REASON]          deny it; the model reads the reason
+  /mode [MODE]          the permission mode (read-only, workspace, full): show or switch
   /quit                 leave (also Ctrl+D, or Ctrl+C twice)
 Enter sends; Alt+Enter or a trailing \\ adds a line. Enter while the agent works steers it.";
 
@@ -386,6 +390,9 @@ fn slash_command(
             ),
         },
         "compact" => crate::interactive_tree::compact(argument, session, out),
+        "yes" | "y" | "session" | "always" | "no" | "n" | "mode" => {
+            say(out, &crate::permissions::interactive_command(name, argument, session));
+        }
         "tools" | "approve" | "reject" => {
             match crate::tools::interactive_command(name, argument, session) {
                 Ok(text) => say(out, &text),

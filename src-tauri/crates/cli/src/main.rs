@@ -15,6 +15,7 @@ mod interactive_tree;
 mod json_mode;
 mod jsonl;
 mod models;
+mod permissions;
 mod print_mode;
 mod render;
 mod rpc_mode;
@@ -35,6 +36,11 @@ use clap::Parser;
 use args::{Cli, Command, Mode};
 
 fn main() -> ExitCode {
+    // Started as the sandbox's helper: set the restrictions and become the command.
+    arbor_app::run_sandbox_helper_if_requested();
+    // No tool process may read this process's memory or environment (`/proc/<pid>/environ`
+    // holds the provider's key when it came from a variable).
+    arbor_app::protect_this_process();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
@@ -126,6 +132,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Auth { action }) => return auth::run(&data_dir, action),
         Some(Command::Doctor) => return doctor::run(&data_dir, &mut std::io::stdout().lock()),
+        Some(Command::Permissions {
+            action,
+            project,
+            json,
+        }) => {
+            let cwd = std::env::current_dir()?;
+            return permissions::run(
+                &data_dir,
+                &cwd,
+                action.as_ref(),
+                *project,
+                *json,
+                &mut std::io::stdout().lock(),
+            );
+        }
         Some(Command::Tools { action }) => {
             let cwd = std::env::current_dir()?;
             tools::run(
@@ -200,6 +221,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut pass_through = settings.tool_env_pass_through.clone();
     pass_through.extend(cli.agent.pass_env.iter().cloned());
     let tool_environment = arbor_app::tool_environment(&catalog, &keys, &pass_through);
+    let overrides = match permission_overrides(&cli.agent) {
+        Ok(overrides) => overrides,
+        Err(error) => return usage(&error.to_string()),
+    };
+    let permissions = arbor_app::permissions::load_setup_in(&data_dir, &cwd, &overrides)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -212,12 +238,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             &cwd,
             tool_environment,
             settings.stream_idle_timeout(),
+            permissions,
         ) {
             Ok(session) => session,
             Err(arbor_app::AppError::Tools(error)) => return usage(&error.to_string()),
             Err(error) => return Err(error.into()),
         };
         stored::connect(&mut session, &cli.sessions, &data_dir)?;
+        // A person answers permission requests in the interactive mode and over RPC; `-p` and
+        // JSON refuse what would need one, saying what would allow it.
+        session.set_permissions_answerable(matches!(cli.mode, Mode::Rpc) || interactive);
         let resolver = rpc_mode::ModelResolver {
             catalog,
             base: cli.model.clone(),
@@ -231,6 +261,28 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Mode::Text => print_mode::run(session, prompts).await,
         }
+    })
+}
+
+/// This run's `--permission-mode`, `--allow`, `--ask` and `--deny`, each rule checked.
+fn permission_overrides(
+    args: &args::AgentArgs,
+) -> Result<arbor_app::permissions::PermissionOverrides, arbor_app::AppError> {
+    use arbor_protocol::views::permissions::RuleEffect;
+    let mut rules = Vec::new();
+    for (effect, list) in [
+        (RuleEffect::Deny, &args.deny),
+        (RuleEffect::Ask, &args.ask),
+        (RuleEffect::Allow, &args.allow),
+    ] {
+        for rule in list {
+            arbor_app::permissions::check_rule(rule)?;
+            rules.push((effect, rule.clone()));
+        }
+    }
+    Ok(arbor_app::permissions::PermissionOverrides {
+        mode: args.permission_mode,
+        rules,
     })
 }
 

@@ -313,6 +313,16 @@ async fn handle(
             Err(error) => Err(describe(&error)),
         },
         Command::RenameSession { title } => data(live.rename_session(&title)),
+        Command::AnswerPermission {
+            request_id,
+            decision,
+            reason,
+        } => data(
+            live.answer_permission(&request_id, decision, reason)
+                .map(|()| Value::Null),
+        ),
+        Command::GetPermissions => data(Ok::<_, AppError>(live.permissions_view())),
+        Command::SetPermissionMode { mode } => data(live.set_permission_mode(mode)),
     })
 }
 

@@ -2,6 +2,7 @@
 //! terminal wording of coding events. The session itself is `arbor_app::LiveSession`,
 //! the same one the desktop app drives.
 
+use arbor_app::permissions::PermissionSetup;
 use std::path::Path;
 
 use arbor_app::secrets::ToolEnvironment;
@@ -67,6 +68,16 @@ pub fn describe_event(event: &CodingEvent) -> Option<String> {
         CodingEvent::SnapshotError { message } => Some(format!(
             "arbor: could not record the project's files for this step: {message}"
         )),
+        CodingEvent::PermissionRequested { request } => {
+            Some(crate::permissions::describe_request(request))
+        }
+        CodingEvent::PermissionResolved { decision, .. } => Some(format!(
+            "(permission: {})",
+            crate::permissions::decision_words(*decision)
+        )),
+        CodingEvent::PermissionModeChanged { mode } => {
+            Some(format!("(permission mode: {})", mode.as_str()))
+        }
         CodingEvent::ApprovalRequested {
             name,
             reason,
@@ -101,6 +112,7 @@ pub fn start(
     cwd: &Path,
     tool_environment: ToolEnvironment,
     stream_idle_timeout: std::time::Duration,
+    permissions: PermissionSetup,
 ) -> Result<LiveSession, AppError> {
     LiveSession::start(SessionConfig {
         cwd: cwd.to_owned(),
@@ -111,5 +123,6 @@ pub fn start(
         append_system_prompt: args.append_system_prompt.clone(),
         tool_environment,
         stream_idle_timeout,
+        permissions: Some(permissions),
     })
 }

@@ -134,6 +134,15 @@ pub fn wrap(
     })
 }
 
+/// Makes this process not dumpable: its `/proc/<pid>/environ`, `mem` and `maps` become
+/// root's, and processes of the same user cannot `ptrace` it. Best effort (Linux only).
+pub fn protect_this_process() {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
+    }
+}
+
 /// `path` if it exists (a bind mount of a missing path fails the whole sandbox).
 fn existing(path: &Path) -> bool {
     path.symlink_metadata().is_ok()

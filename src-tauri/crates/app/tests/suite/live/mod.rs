@@ -70,6 +70,7 @@ impl Setup {
             append_system_prompt: None,
             tool_environment: self.app.tool_environment(&[]),
             stream_idle_timeout: arbor_llm::DEFAULT_STREAM_IDLE_TIMEOUT,
+            permissions: None,
         };
         let mut session = self
             .app
