@@ -8,11 +8,11 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-app}
 app_packages=(
-  build-essential pkg-config file libssl-dev libdbus-1-dev
+  build-essential pkg-config file libssl-dev libdbus-1-dev bubblewrap
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
 )
 test_packages=(
-  xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring libsecret-1-dev libsecret-tools keyutils git tmux
+  xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring libsecret-1-dev libsecret-tools keyutils git tmux python3
 )
 packages=("${app_packages[@]}")
 [ "$mode" = test ] && packages+=("${test_packages[@]}")

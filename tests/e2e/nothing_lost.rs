@@ -20,7 +20,7 @@ use crate::support::ui::{answered, click, element, press, send_prompt, type_path
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 
 /// The `arbor` command line, built beside this test by `cargo test --workspace`.
-fn arbor_cli() -> Result<PathBuf> {
+pub(crate) fn arbor_cli() -> Result<PathBuf> {
     let exe = std::env::current_exe()?;
     let dir = exe
         .parent()
@@ -182,7 +182,19 @@ async fn run(
     if !on_tmpfs {
         return Ok(());
     }
-    // The data folder fills up while a command runs: the run stops, the turn stays in view.
+    // The data folder fills up while a command runs: the run stops, the turn stays in view. No
+    // sandboxed command may write Arbor's data folder, so the user switches to the full mode
+    // first (this trial is about the disk).
+    click(client, "[data-testid=permission-mode]").await?;
+    click(client, "[data-testid=permission-mode-option][data-mode=full]").await?;
+    until("the full mode", async || {
+        let mode = element(client, "[data-testid=permission-mode]")
+            .await?
+            .attr("data-mode")
+            .await?;
+        Ok((mode.as_deref() == Some("full")).then_some(()))
+    })
+    .await?;
     send_prompt(client, "fill the disk").await?;
     until("the store error, the run ended", async || {
         let shown = count(client, "[data-testid=run-error][data-kind=store]").await?;

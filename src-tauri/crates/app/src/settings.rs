@@ -160,6 +160,12 @@ mod tests {
             github_host: Some("github.example.com".into()),
             snapshot_ignores: vec!["*.bin".into(), "/data/".into()],
             stream_idle_timeout_secs: Some(300),
+            permissions: Some(arbor_protocol::views::permissions::PermissionLists {
+                deny: vec!["Bash(git push *)".into()],
+                ask: Vec::new(),
+                allow: vec!["Bash(cargo test *)".into()],
+            }),
+            secret_paths: Some(vec!["~/.ssh".into()]),
         };
         settings.save(dir.path()).unwrap();
         assert_eq!(Settings::load(dir.path()).unwrap(), settings);

@@ -196,6 +196,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return usage("-p needs a prompt: arbor -p \"your question\" (or pipe text in)");
     }
 
+    let overrides = match permission_overrides(&cli.agent) {
+        Ok(overrides) => overrides,
+        Err(error) => return usage(&error.to_string()),
+    };
     let catalog = config::load_catalog(&data_dir)?;
     let settings = Settings::load(&data_dir)?;
     let keys = Arc::new(ProviderKeys::for_app());
@@ -221,10 +225,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut pass_through = settings.tool_env_pass_through.clone();
     pass_through.extend(cli.agent.pass_env.iter().cloned());
     let tool_environment = arbor_app::tool_environment(&catalog, &keys, &pass_through);
-    let overrides = match permission_overrides(&cli.agent) {
-        Ok(overrides) => overrides,
-        Err(error) => return usage(&error.to_string()),
-    };
     let permissions = arbor_app::permissions::load_setup_in(&data_dir, &cwd, &overrides)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

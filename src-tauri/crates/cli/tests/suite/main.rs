@@ -15,6 +15,7 @@ mod code_state;
 mod compaction;
 mod interactive;
 mod nothing_lost;
+mod permissions;
 mod print_mode;
 mod secrets_stay_secret;
 mod sessions;

@@ -122,7 +122,7 @@ async fn timeout_kills_the_whole_group_grandchildren_included() {
 
 #[tokio::test]
 async fn a_background_child_holding_the_pipe_does_not_hang() {
-    let ws = TestWorkspace::new();
+    let ws = TestWorkspace::full();
     let text = ws
         .ok(
             "bash",

@@ -27,7 +27,13 @@ async fn a_full_disk_stops_the_run_and_is_never_reported_as_success() {
     let mock = MockProvider::start(script.turn(Turn::text("All done.")))
         .await
         .unwrap();
-    let mut command = args_with(&mock, project.path(), &["--tools", "bash", "-p", "fill it"]);
+    // The command fills Arbor's own data folder, which no sandboxed command may touch: this
+    // trial is about the disk, not permissions.
+    let mut command = args_with(
+        &mock,
+        project.path(),
+        &["--tools", "bash", "--permission-mode", "full", "-p", "fill it"],
+    );
     command.splice(
         0..0,
         ["--data-dir".to_owned(), data.path().display().to_string()],

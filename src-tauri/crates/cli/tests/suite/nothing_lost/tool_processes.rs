@@ -37,7 +37,9 @@ struct KillGroup(Option<u32>);
 
 impl Drop for KillGroup {
     fn drop(&mut self) {
-        if let Some(group) = self.0 {
+        // Never 0 or 1 (`kill -- -1` is every process there is): a group id read inside a
+        // PID namespace would be one of those.
+        if let Some(group) = self.0.filter(|group| *group > 1) {
             let _ = std::process::Command::new("kill")
                 .args(["-KILL", "--", &format!("-{group}")])
                 .status();
@@ -69,8 +71,12 @@ async fn sigkill_of_arbor_kills_the_commands_background_processes() {
     let mock = MockProvider::start(script).await.unwrap();
     let arbor = Arbor::new();
     let mut run = arbor.command();
+    // Unsandboxed (`full`): this trial reads the command's process group from the host's
+    // `/proc`, which a sandboxed command (its own PID namespace) cannot name. The sandboxed
+    // case is below.
     run.arg("-C")
         .arg(dir.path())
+        .args(["--permission-mode", "full"])
         .arg("-p")
         .args(crate::support::endpoint_args(
             &mock,
@@ -103,4 +109,34 @@ async fn sigkill_of_arbor_kills_the_commands_background_processes() {
     assert_eq!(size(&grow), settled, "the loop still writes");
     // `kill -0 -GROUP` finds no live process either (zombies aside, which cannot write).
     assert!(running_members(group).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_of_arbor_ends_a_sandboxed_commands_background_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = "(while :; do echo x >> grow.txt; sleep 0.1; done) & sleep 60";
+    let script = Script::new()
+        .turn(Turn::stream().tool_call("bash", json!({"command": command, "timeout": 120})))
+        .turn(Turn::text("done"));
+    let mock = MockProvider::start(script).await.unwrap();
+    let arbor = Arbor::new();
+    let mut run = arbor.command();
+    run.arg("-C")
+        .arg(dir.path())
+        .arg("-p")
+        .args(crate::support::endpoint_args(
+            &mock,
+            WireApi::OpenAiCompletions,
+        ))
+        .arg("start the loop");
+    let mut child = run.spawn().unwrap();
+    let grow = dir.path().join("grow.txt");
+    wait_for("the loop started", 30, || size(&grow) > 0).await;
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
+    // The sandbox's PID namespace dies with its first process: the loop stops.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let settled = size(&grow);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(size(&grow), settled, "the sandboxed loop still writes");
 }
