@@ -26,8 +26,8 @@ async fn refreshed(
     arbor: Arc<ArborApp>,
     root: PathBuf,
 ) -> Result<PermissionsView> {
-    let setup = blocking(move || arbor.permission_setup(&root, &PermissionOverrides::default()))
-        .await??;
+    let setup =
+        blocking(move || arbor.permission_setup(&root, &PermissionOverrides::default())).await??;
     match state.session(window.label()) {
         Ok(session) => {
             let live = session.read().await;
@@ -44,7 +44,10 @@ fn project_root(state: &State<'_, DesktopState>, window: &Window) -> Result<Path
 
 /// The project's mode, rules, secret paths and the sandbox.
 #[tauri::command]
-pub async fn get_permissions(window: Window, state: State<'_, DesktopState>) -> Result<PermissionsView> {
+pub async fn get_permissions(
+    window: Window,
+    state: State<'_, DesktopState>,
+) -> Result<PermissionsView> {
     if let Ok(session) = state.session(window.label()) {
         return Ok(session.read().await.permissions_view());
     }
@@ -68,7 +71,10 @@ pub async fn set_permission_mode(
 
 /// Trusts a cloned repository: it leaves read-only for the workspace mode.
 #[tauri::command]
-pub async fn trust_project(window: Window, state: State<'_, DesktopState>) -> Result<PermissionsView> {
+pub async fn trust_project(
+    window: Window,
+    state: State<'_, DesktopState>,
+) -> Result<PermissionsView> {
     let (arbor, root) = (state.app()?, project_root(&state, &window)?);
     let saver = arbor.clone();
     let saved_root = root.clone();

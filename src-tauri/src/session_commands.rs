@@ -5,12 +5,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use arbor_app::permissions::PermissionOverrides;
 use arbor_app::views::branch::SearchHit;
 use arbor_app::{
     blocking, AppError, BranchPage, LiveSession, ModelGroup, ModelRequest, SessionConfig,
     SessionListItem, SessionStart, SessionState, SessionView,
 };
-use arbor_app::permissions::PermissionOverrides;
 use arbor_app::{NavigateTo, DEFAULT_TOOLS};
 use arbor_protocol::SessionEvent;
 use arbor_protocol::{ImageContent, ThinkingLevel};

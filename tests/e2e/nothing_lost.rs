@@ -186,7 +186,11 @@ async fn run(
     // sandboxed command may write Arbor's data folder, so the user switches to the full mode
     // first (this trial is about the disk).
     click(client, "[data-testid=permission-mode]").await?;
-    click(client, "[data-testid=permission-mode-option][data-mode=full]").await?;
+    click(
+        client,
+        "[data-testid=permission-mode-option][data-mode=full]",
+    )
+    .await?;
     until("the full mode", async || {
         let mode = element(client, "[data-testid=permission-mode]")
             .await?

@@ -134,6 +134,8 @@ async fn permissions_run(
         &target.display().to_string(),
     )
     .await?;
+    // What the write would change, as a diff.
+    wait_for_text(client, "[data-testid=permission-diff]", "first").await?;
     let part = element(client, "[data-testid=permission-part]").await?;
     ensure!(part.attr("data-verdict").await?.as_deref() == Some("ask"));
     until("Deny focused", async || {
@@ -151,10 +153,9 @@ async fn permissions_run(
     press(client, "[data-testid=permission-deny]").await?;
     answered(client, "Understood, I will not write there.").await?;
     ensure!(!target.exists(), "denied, yet written");
-    let told = mock
-        .requests()
-        .iter()
-        .any(|r| r.body_text.contains("the user denied this") && r.body_text.contains("keep my notes alone"));
+    let told = mock.requests().iter().any(|r| {
+        r.body_text.contains("the user denied this") && r.body_text.contains("keep my notes alone")
+    });
     ensure!(told, "the denial and its reason reached the model");
 
     // 2. Again; "Always allow" shows the exact rule before it saves it.
@@ -168,7 +169,9 @@ async fn permissions_run(
     )
     .await?;
     ensure!(!target.exists(), "saved before the second press");
-    session.screenshot("permissions-always-allow-rule.png").await?;
+    session
+        .screenshot("permissions-always-allow-rule.png")
+        .await?;
     press(client, "[data-testid=permission-allow-always]").await?;
     answered(client, "Written outside.").await?;
     ensure!(std::fs::read_to_string(target)? == "second");
@@ -179,8 +182,13 @@ async fn permissions_run(
     ensure!(!escaped.exists(), "the sandbox let a write out");
     let card = element(client, "[data-testid=tool-card][data-tool-name=bash]").await?;
     ensure!(card.attr("data-status").await?.as_deref() == Some("error"));
-    ensure!(open_request(client).await?.is_none(), "a sandboxed command asked");
-    session.screenshot("permissions-sandboxed-command.png").await?;
+    ensure!(
+        open_request(client).await?.is_none(),
+        "a sandboxed command asked"
+    );
+    session
+        .screenshot("permissions-sandboxed-command.png")
+        .await?;
 
     // 4. The saved rule in the settings, with where it comes from.
     click(client, "[data-testid=open-settings]").await?;
@@ -194,9 +202,10 @@ async fn permissions_run(
         .await?;
     let rows: Vec<(String, String, String)> = serde_json::from_value(rows)?;
     ensure!(
-        rows.iter().any(|(text, effect, source)| text.contains(rule.trim())
-            && effect == "allow"
-            && source == "project"),
+        rows.iter()
+            .any(|(text, effect, source)| text.contains(rule.trim())
+                && effect == "allow"
+                && source == "project"),
         "the saved rule in settings: {rows:?}"
     );
     let sandbox = element(client, "[data-testid=sandbox-status]").await?;
@@ -206,8 +215,17 @@ async fn permissions_run(
 
     // 5. The mode from the header.
     click(client, "[data-testid=permission-mode]").await?;
+    element(
+        client,
+        "[data-testid=permission-mode-option][data-mode=full]",
+    )
+    .await?;
     session.screenshot("permissions-mode-menu.png").await?;
-    click(client, "[data-testid=permission-mode-option][data-mode=read-only]").await?;
+    click(
+        client,
+        "[data-testid=permission-mode-option][data-mode=read-only]",
+    )
+    .await?;
     until("the read-only mode", async || {
         let mode = element(client, "[data-testid=permission-mode]")
             .await?
@@ -249,13 +267,14 @@ async fn a_cloned_repository_starts_read_only_and_can_be_trusted() -> Result<()>
     session
         .run_then_stop("permissions-clone", async |session| {
             let client = session.client();
-            type_path_and_open(client, root.to_str().context("temp path is not UTF-8")?)
-                .await?;
+            type_path_and_open(client, root.to_str().context("temp path is not UTF-8")?).await?;
             let banner = wait_for_text(client, "[data-testid=trust-banner]", "repo.git").await?;
             ensure!(banner.contains("read-only"), "the banner: {banner}");
             let mode = element(client, "[data-testid=permission-mode]").await?;
             ensure!(mode.attr("data-mode").await?.as_deref() == Some("read-only"));
-            session.screenshot("permissions-untrusted-clone.png").await?;
+            session
+                .screenshot("permissions-untrusted-clone.png")
+                .await?;
             click(client, "[data-testid=trust-project]").await?;
             until("the workspace mode", async || {
                 let mode = element(client, "[data-testid=permission-mode]")

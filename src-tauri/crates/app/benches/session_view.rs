@@ -20,7 +20,7 @@ use criterion::Criterion;
 const MESSAGES: usize = 2_000;
 
 fn message(i: usize) -> AgentMessage {
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         return AgentMessage::User(UserMessage::text(format!(
             "Question {i}: why does the parser reject input number {i}?"
         )));

@@ -38,6 +38,13 @@ impl SessionPermissions {
         });
         let guard = Arc::new(PermissionGuard::new(setup.policy.clone()));
         let gate = Arc::new(PermissionGate::new(guard.clone()));
+        // The dialog shows what a write or an edit would change.
+        let project = cwd.to_owned();
+        gate.set_diff_preview(Some(Arc::new(
+            move |tool: &str, arguments: &arbor_llm::JsonObject| {
+                arbor_coding::tools::preview::preview_diff(&project, tool, arguments)
+            },
+        )));
         Self {
             guard,
             gate,
@@ -114,7 +121,10 @@ impl LiveSession {
         decision: PermissionDecision,
         reason: Option<String>,
     ) -> Result<(), AppError> {
-        Ok(self.permissions.gate().answer(request_id, decision, reason)?)
+        Ok(self
+            .permissions
+            .gate()
+            .answer(request_id, decision, reason)?)
     }
 
     /// The permission requests waiting for an answer, oldest first.

@@ -129,8 +129,10 @@ pub fn load_setup(
         .secret_paths
         .clone()
         .unwrap_or_else(|| DEFAULT_SECRET_PATHS.iter().map(|s| s.to_string()).collect());
-    let mut secret_paths: Vec<PathBuf> =
-        secret_entries.iter().filter_map(|e| secret_path(e)).collect();
+    let mut secret_paths: Vec<PathBuf> = secret_entries
+        .iter()
+        .filter_map(|e| secret_path(e))
+        .collect();
     // Arbor's own data: the conversation history, snapshots, settings.
     secret_paths.push(arbor_permissions::paths::resolve_existing(data_dir));
     let sandbox = sandbox_status();
@@ -228,7 +230,9 @@ pub fn add_rule(
     match scope {
         RuleSource::User => {
             let mut settings = Settings::load(data_dir)?;
-            let lists = settings.permissions.get_or_insert_with(PermissionLists::default);
+            let lists = settings
+                .permissions
+                .get_or_insert_with(PermissionLists::default);
             let list = lists.list_mut(effect);
             if !list.contains(&text) {
                 list.push(text);
@@ -267,7 +271,11 @@ pub fn remove_rule(
                 }
                 None => false,
             };
-            if settings.permissions.as_ref().is_some_and(PermissionLists::is_empty) {
+            if settings
+                .permissions
+                .as_ref()
+                .is_some_and(PermissionLists::is_empty)
+            {
                 settings.permissions = None;
             }
             settings.save(data_dir)?;
@@ -311,7 +319,12 @@ impl crate::ArborApp {
         project_root: &Path,
         overrides: &PermissionOverrides,
     ) -> Result<PermissionSetup, AppError> {
-        load_setup(self.data_dir(), Some(&self.store()), project_root, overrides)
+        load_setup(
+            self.data_dir(),
+            Some(&self.store()),
+            project_root,
+            overrides,
+        )
     }
 
     /// What the settings and the header show for a project without a live session.
@@ -342,7 +355,14 @@ impl crate::ArborApp {
         effect: RuleEffect,
         scope: RuleSource,
     ) -> Result<(), AppError> {
-        add_rule(self.data_dir(), &self.store(), project_root, rule, effect, scope)
+        add_rule(
+            self.data_dir(),
+            &self.store(),
+            project_root,
+            rule,
+            effect,
+            scope,
+        )
     }
 
     /// Removes a saved rule.
@@ -353,7 +373,14 @@ impl crate::ArborApp {
         effect: RuleEffect,
         source: RuleSource,
     ) -> Result<(), AppError> {
-        remove_rule(self.data_dir(), &self.store(), project_root, rule, effect, source)
+        remove_rule(
+            self.data_dir(),
+            &self.store(),
+            project_root,
+            rule,
+            effect,
+            source,
+        )
     }
 
     /// Saves the secret-path list.
@@ -371,7 +398,14 @@ impl crate::StoredSessions {
         effect: RuleEffect,
         scope: RuleSource,
     ) -> Result<(), AppError> {
-        add_rule(self.data_dir(), self.store(), project_root, rule, effect, scope)
+        add_rule(
+            self.data_dir(),
+            self.store(),
+            project_root,
+            rule,
+            effect,
+            scope,
+        )
     }
 
     /// Removes a saved rule from whichever list holds it.
@@ -382,7 +416,14 @@ impl crate::StoredSessions {
         scope: RuleSource,
     ) -> Result<(), AppError> {
         for effect in [RuleEffect::Deny, RuleEffect::Ask, RuleEffect::Allow] {
-            match remove_rule(self.data_dir(), self.store(), project_root, rule, effect, scope) {
+            match remove_rule(
+                self.data_dir(),
+                self.store(),
+                project_root,
+                rule,
+                effect,
+                scope,
+            ) {
                 Err(AppError::NoSuchRule(_)) => continue,
                 other => return other,
             }

@@ -391,7 +391,10 @@ fn slash_command(
         },
         "compact" => crate::interactive_tree::compact(argument, session, out),
         "yes" | "y" | "session" | "always" | "no" | "n" | "mode" => {
-            say(out, &crate::permissions::interactive_command(name, argument, session));
+            say(
+                out,
+                &crate::permissions::interactive_command(name, argument, session),
+            );
         }
         "tools" | "approve" | "reject" => {
             match crate::tools::interactive_command(name, argument, session) {

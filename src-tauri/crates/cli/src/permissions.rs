@@ -87,7 +87,10 @@ pub fn describe_request(request: &PermissionRequest) -> String {
 pub fn interactive_command(name: &str, argument: &str, session: &LiveSession) -> String {
     if name == "mode" {
         if argument.is_empty() {
-            return format!("permission mode: {}", session.permissions_view().mode.as_str());
+            return format!(
+                "permission mode: {}",
+                session.permissions_view().mode.as_str()
+            );
         }
         let Some(mode) = PermissionMode::parse(argument) else {
             return format!("`{argument}` is not a mode: read-only, workspace or full");
@@ -157,7 +160,16 @@ pub fn run(
         writeln!(out, "{}", serde_json::to_string_pretty(&shown)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    writeln!(out, "mode: {}{}", shown.mode.as_str(), if shown.trusted { "" } else { " (untrusted clone)" })?;
+    writeln!(
+        out,
+        "mode: {}{}",
+        shown.mode.as_str(),
+        if shown.trusted {
+            ""
+        } else {
+            " (untrusted clone)"
+        }
+    )?;
     writeln!(out, "sandbox: {}", shown.sandbox.summary)?;
     if shown.rules.is_empty() {
         writeln!(out, "rules: none")?;

@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use arbor_agent::{ToolCallDecision, ToolCallHook};
 use arbor_llm::{JsonObject, ToolCall, ToolResultMessage};
-use arbor_protocol::views::permissions::{PermissionDecision, PermissionRequest, RuleEffect, RunConfinement};
+use arbor_protocol::views::permissions::{
+    PermissionDecision, PermissionRequest, RuleEffect, RunConfinement,
+};
 use arbor_protocol::CodingEvent;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
@@ -68,7 +70,9 @@ impl PermissionGate {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub fn guard(&self) -> &Arc<PermissionGuard> {
@@ -121,10 +125,18 @@ impl PermissionGate {
         self.lock().waiting.keys().cloned().collect()
     }
 
-    fn request(&self, call: &ToolCall, action: &Action, evaluation: &Evaluation) -> PermissionRequest {
+    fn request(
+        &self,
+        call: &ToolCall,
+        action: &Action,
+        evaluation: &Evaluation,
+    ) -> PermissionRequest {
         let request_id = format!("perm-{}", self.next_id.fetch_add(1, Ordering::Relaxed));
         let (command, target, confinement, reason) = match action {
-            Action::Bash { command, escalation } => {
+            Action::Bash {
+                command,
+                escalation,
+            } => {
                 let planned = self.guard.planned_confinement(escalation.as_ref());
                 (
                     Some(command.clone()),
@@ -211,10 +223,7 @@ impl PermissionGate {
                     .map(|r| format!(" Their reason: {}", r.trim()))
                     .unwrap_or_default();
                 ToolCallDecision::Block {
-                    reason: format!(
-                        "the user denied this ({}).{reason}",
-                        evaluation.summary
-                    ),
+                    reason: format!("the user denied this ({}).{reason}", evaluation.summary),
                 }
             }
             PermissionDecision::AllowOnce => {
@@ -243,7 +252,11 @@ impl PermissionGate {
 
 #[async_trait::async_trait]
 impl ToolCallHook for PermissionGate {
-    async fn before_tool_call(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolCallDecision {
+    async fn before_tool_call(
+        &self,
+        call: &ToolCall,
+        cancel: &CancellationToken,
+    ) -> ToolCallDecision {
         let action = self.guard.action_for(&call.name, &call.arguments);
         let evaluation = self.guard.evaluate(&action);
         match evaluation.verdict {
@@ -255,14 +268,20 @@ impl ToolCallHook for PermissionGate {
                 self.guard.grant(&call.id);
                 ToolCallDecision::Allow
             }
-            RuleEffect::Ask if !self.answerable.load(Ordering::Relaxed) => ToolCallDecision::Block {
-                reason: self.unanswerable(&evaluation),
-            },
+            RuleEffect::Ask if !self.answerable.load(Ordering::Relaxed) => {
+                ToolCallDecision::Block {
+                    reason: self.unanswerable(&evaluation),
+                }
+            }
             RuleEffect::Ask => self.ask(call, &action, &evaluation, cancel).await,
         }
     }
 
-    async fn after_tool_call(&self, call: &ToolCall, result: ToolResultMessage) -> ToolResultMessage {
+    async fn after_tool_call(
+        &self,
+        call: &ToolCall,
+        result: ToolResultMessage,
+    ) -> ToolResultMessage {
         self.guard.end_call(&call.id);
         result
     }

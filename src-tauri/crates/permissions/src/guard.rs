@@ -51,9 +51,16 @@ impl Confinement {
         let writes = if writes.is_empty() {
             "nothing writable but a private temporary folder".to_owned()
         } else {
-            format!("writes {} and a private temporary folder only", writes.join(", "))
+            format!(
+                "writes {} and a private temporary folder only",
+                writes.join(", ")
+            )
         };
-        let network = if self.network { "with network" } else { "no network" };
+        let network = if self.network {
+            "with network"
+        } else {
+            "no network"
+        };
         format!("sandboxed: {writes}, {network}")
     }
 }
@@ -69,7 +76,9 @@ pub struct PermissionGuard {
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl PermissionGuard {
@@ -120,15 +129,14 @@ impl PermissionGuard {
             "edit" => file(FileAccess::Edit, None),
             "bash" => Action::Bash {
                 command: text("command").unwrap_or_default().to_owned(),
-                escalation: arguments
-                    .get("escalate")
-                    .filter(|v| !v.is_null())
-                    .map(|v| serde_json::from_value(v.clone()).unwrap_or_else(|_| Escalation {
+                escalation: arguments.get("escalate").filter(|v| !v.is_null()).map(|v| {
+                    serde_json::from_value(v.clone()).unwrap_or_else(|_| Escalation {
                         reason: "(an escalation the model wrote wrongly)".into(),
                         unsandboxed: true,
                         network: true,
                         write_paths: Vec::new(),
-                    })),
+                    })
+                }),
             },
             other => Action::Tool {
                 name: other.to_owned(),

@@ -181,7 +181,10 @@ mod tests {
         std::fs::create_dir(root.join("project")).unwrap();
         std::os::unix::fs::symlink("/etc", root.join("project/out")).unwrap();
         let project = root.join("project");
-        assert_eq!(resolve(&project, "out/passwd"), PathBuf::from("/etc/passwd"));
+        assert_eq!(
+            resolve(&project, "out/passwd"),
+            PathBuf::from("/etc/passwd")
+        );
         assert_eq!(resolve(&project, "new/../../x"), root.join("x"));
         assert_eq!(resolve(&project, "a/./b"), project.join("a/b"));
         assert_eq!(resolve(&project, "/tmp/../etc"), PathBuf::from("/etc"));

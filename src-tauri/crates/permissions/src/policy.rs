@@ -105,7 +105,11 @@ impl Policy {
             .map(PathBuf::as_path)
     }
 
-    fn first_rule(&self, effect: RuleEffect, matches: impl Fn(&Rule) -> bool) -> Option<&SourcedRule> {
+    fn first_rule(
+        &self,
+        effect: RuleEffect,
+        matches: impl Fn(&Rule) -> bool,
+    ) -> Option<&SourcedRule> {
         self.rules
             .iter()
             .find(|r| r.effect == effect && matches(&r.rule))
@@ -137,14 +141,13 @@ impl Policy {
             rule: rule.map(|r| r.rule.to_string()),
             why: why.to_owned(),
         };
-        let done = |verdict, rule: Option<&SourcedRule>, why: String, always: Option<String>| {
-            Evaluation {
+        let done =
+            |verdict, rule: Option<&SourcedRule>, why: String, always: Option<String>| Evaluation {
                 verdict,
                 summary: format!("{} {shown}: {why}", verb(access)),
                 parts: vec![part(verdict, rule, &why)],
                 always_rule: always,
-            }
-        };
+            };
         if let Some(secret) = self.secret_containing(path) {
             return done(
                 RuleEffect::Deny,
@@ -170,9 +173,7 @@ impl Policy {
             );
         }
         let always = always_file_rule(access, path);
-        if access.writes()
-            && self.mode != PermissionMode::Full
-            && is_protected(&self.project, path)
+        if access.writes() && self.mode != PermissionMode::Full && is_protected(&self.project, path)
         {
             return done(
                 RuleEffect::Ask,
@@ -307,9 +308,10 @@ impl Policy {
         let found = self.rule_verdict(|rule| rule.matches_tool(name));
         let (verdict, why) = match found {
             Some(rule) => (rule.effect, format!("{} rule", rule.effect.as_str())),
-            None if name.starts_with("mcp__") => {
-                (RuleEffect::Ask, "an MCP tool asks unless a rule allows it".to_owned())
-            }
+            None if name.starts_with("mcp__") => (
+                RuleEffect::Ask,
+                "an MCP tool asks unless a rule allows it".to_owned(),
+            ),
             None if self.mode == PermissionMode::ReadOnly && name != "create_tool" => (
                 RuleEffect::Ask,
                 "read-only mode: this tool may change files".to_owned(),
@@ -342,7 +344,9 @@ fn verb(access: FileAccess) -> &'static str {
 fn plain(text: &str) -> bool {
     !text.is_empty()
         && !text.contains(|c: char| {
-            c.is_whitespace() || c.is_control() || matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '(' | ')')
+            c.is_whitespace()
+                || c.is_control()
+                || matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '(' | ')')
         })
 }
 

@@ -155,12 +155,12 @@ impl Rule {
 
     /// Whether the rule covers `access` to `path` (absolute, links resolved).
     pub fn matches_path(&self, access: FileAccess, path: &Path, project: &Path) -> bool {
-        let applies = match (&self.tool, access) {
-            (RuleTool::Read, FileAccess::Read) => true,
-            (RuleTool::Edit, FileAccess::Edit | FileAccess::Write) => true,
-            (RuleTool::Write, FileAccess::Write) => true,
-            _ => false,
-        };
+        let applies = matches!(
+            (&self.tool, access),
+            (RuleTool::Read, FileAccess::Read)
+                | (RuleTool::Edit, FileAccess::Edit | FileAccess::Write)
+                | (RuleTool::Write, FileAccess::Write)
+        );
         if !applies {
             return false;
         }
@@ -260,7 +260,9 @@ fn command_pattern_matches(tokens: &[String], words: &[Word]) -> bool {
         Some((token, rest)) => match words.split_first() {
             Some((word, more)) => {
                 // A word the shell expands as a pattern is only covered by `*`.
-                !word.pattern && word_matches(token, &word.text) && command_pattern_matches(rest, more)
+                !word.pattern
+                    && word_matches(token, &word.text)
+                    && command_pattern_matches(rest, more)
             }
             None => false,
         },
@@ -348,7 +350,10 @@ mod tests {
         }
         for bad in ["", "Bash(", "Bash()", "(x)", "js(x)", "Ba sh", "Read([)"] {
             let error = Rule::parse(bad).unwrap_err();
-            assert!(error.to_string().contains("is not a permission rule"), "{error}");
+            assert!(
+                error.to_string().contains("is not a permission rule"),
+                "{error}"
+            );
         }
     }
 
@@ -370,7 +375,9 @@ mod tests {
         assert!(inner.matches_command(&words("ls 'main.rs'")));
         // An unquoted glob the shell expands is covered only by a `*` word.
         assert!(!inner.matches_command(&words("ls *.rs")));
-        assert!(Rule::parse("Bash(ls *)").unwrap().matches_command(&words("ls *.rs")));
+        assert!(Rule::parse("Bash(ls *)")
+            .unwrap()
+            .matches_command(&words("ls *.rs")));
     }
 
     #[test]

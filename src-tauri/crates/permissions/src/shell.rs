@@ -11,8 +11,7 @@
 //! assignments in front of a command are dropped the same way.
 
 use brush_parser::ast::{
-    Command, CommandPrefixOrSuffixItem, IoFileRedirectTarget, IoRedirect, Pipeline,
-    SimpleCommand,
+    Command, CommandPrefixOrSuffixItem, IoFileRedirectTarget, IoRedirect, Pipeline, SimpleCommand,
 };
 use brush_parser::word::{WordPiece, WordPieceWithSource};
 use brush_parser::{Parser, ParserOptions};
@@ -214,7 +213,9 @@ fn push_piece(
             None => return Err("`~` with no home folder".into()),
         },
         WordPiece::TildeExpansion(_) => {
-            return Err(format!("`{raw}` names another user's or the shell's folder"))
+            return Err(format!(
+                "`{raw}` names another user's or the shell's folder"
+            ))
         }
         WordPiece::AnsiCQuotedText(_) => {
             return Err(format!("`{raw}` is ANSI-C quoted (`$'…'`)"));
@@ -318,22 +319,39 @@ fn check_runner(words: &[Word]) -> Result<(), String> {
             Err(format!("`{name}` runs a command given as its arguments"))
         }
         "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish" | "csh" | "tcsh" | "busybox"
-            if args().any(|a| a == "-c" || (a.starts_with('-') && !a.starts_with("--") && a.contains('c'))) =>
+            if args().any(|a| {
+                a == "-c" || (a.starts_with('-') && !a.starts_with("--") && a.contains('c'))
+            }) =>
         {
             Err(format!("`{name} -c` runs a script given as an argument"))
         }
-        "find" if args().any(|a| {
-            matches!(a, "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fprint" | "-fprintf" | "-fls")
-        }) =>
+        "find"
+            if args().any(|a| {
+                matches!(
+                    a,
+                    "-exec"
+                        | "-execdir"
+                        | "-ok"
+                        | "-okdir"
+                        | "-delete"
+                        | "-fprint"
+                        | "-fprintf"
+                        | "-fls"
+                )
+            }) =>
         {
             Err("`find -exec` (or `-delete`, `-fprint`) runs commands or writes files".into())
         }
-        "git" if args().take_while(|a| a.starts_with('-')).any(|a| a == "-c" || a.starts_with("--config-env") || a.starts_with("--exec-path")) => {
+        "git"
+            if args().take_while(|a| a.starts_with('-')).any(|a| {
+                a == "-c" || a.starts_with("--config-env") || a.starts_with("--exec-path")
+            }) =>
+        {
             Err("`git -c` can set options that run commands".into())
         }
-        "awk" | "gawk" | "mawk" | "nawk" => {
-            Err(format!("`{name}` runs its program (which can start commands)"))
-        }
+        "awk" | "gawk" | "mawk" | "nawk" => Err(format!(
+            "`{name}` runs its program (which can start commands)"
+        )),
         _ if is_interpreter(name) && args().any(is_code_flag) => {
             Err(format!("`{name}` runs code given as an argument"))
         }
@@ -345,8 +363,21 @@ fn is_interpreter(name: &str) -> bool {
     let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
     matches!(
         base,
-        "python" | "node" | "nodejs" | "deno" | "bun" | "perl" | "ruby" | "php" | "lua"
-            | "luajit" | "Rscript" | "osascript" | "pwsh" | "powershell" | "tclsh"
+        "python"
+            | "node"
+            | "nodejs"
+            | "deno"
+            | "bun"
+            | "perl"
+            | "ruby"
+            | "php"
+            | "lua"
+            | "luajit"
+            | "Rscript"
+            | "osascript"
+            | "pwsh"
+            | "powershell"
+            | "tclsh"
     )
 }
 

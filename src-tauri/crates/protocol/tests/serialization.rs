@@ -7,13 +7,13 @@ use arbor_llm::{
     Api, AssistantContent, AssistantEvent, AssistantMessage, ImageContent, JsonObject, LlmError,
     StopReason, TextContent, ThinkingLevel, ToolCall, ToolResultMessage, UserContent, UserMessage,
 };
-use arbor_protocol::{
-    AgentEvent, AgentMessage, CodingEvent, Command, CommandEnvelope, CompactionReason,
-    CustomMessage, FilesMode, RunStatus, SessionEvent, ToolResult,
-};
 use arbor_protocol::views::permissions::{
     PermissionDecision, PermissionMode, PermissionPart, PermissionRequest, RuleEffect,
     RunConfinement,
+};
+use arbor_protocol::{
+    AgentEvent, AgentMessage, CodingEvent, Command, CommandEnvelope, CompactionReason,
+    CustomMessage, FilesMode, RunStatus, SessionEvent, ToolResult,
 };
 use serde_json::json;
 

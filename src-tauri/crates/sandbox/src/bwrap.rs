@@ -71,7 +71,10 @@ pub fn arguments(policy: &SandboxPolicy) -> Vec<OsString> {
         match path.symlink_metadata() {
             Ok(meta) if meta.is_dir() => {
                 args.extend([OsString::from("--tmpfs"), path.clone().into_os_string()]);
-                args.extend([OsString::from("--remount-ro"), path.clone().into_os_string()]);
+                args.extend([
+                    OsString::from("--remount-ro"),
+                    path.clone().into_os_string(),
+                ]);
             }
             Ok(_) => bind(&mut args, "--ro-bind", Path::new("/dev/null"), path),
             Err(_) => {}
@@ -112,13 +115,20 @@ mod tests {
         let policy = SandboxPolicy {
             writable: vec![project.clone()],
             read_only: vec![project.join(".git/hooks"), project.join(".git/config")],
-            hidden: vec![secret.clone(), secret_file.clone(), PathBuf::from("/nonexistent/x")],
+            hidden: vec![
+                secret.clone(),
+                secret_file.clone(),
+                PathBuf::from("/nonexistent/x"),
+            ],
             network: false,
             temp_dir: dir.path().join("tmp"),
         };
         let line = text(&arguments(&policy));
         let p = project.display();
-        let at = |needle: &str| line.find(needle).unwrap_or_else(|| panic!("{needle} in {line}"));
+        let at = |needle: &str| {
+            line.find(needle)
+                .unwrap_or_else(|| panic!("{needle} in {line}"))
+        };
         assert!(line.contains("--unshare-net"));
         assert!(at("--ro-bind / /") < at(&format!("--bind {p} {p}")));
         assert!(at(&format!("--bind {p} {p}")) < at(&format!("--ro-bind {p}/.git/hooks")));

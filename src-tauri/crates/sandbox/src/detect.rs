@@ -57,7 +57,10 @@ pub fn helper_path() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let dir = exe.parent()?;
     let name = format!("arbor-sandbox{}", std::env::consts::EXE_SUFFIX);
-    for candidate in [dir.join(&name), dir.parent().map(|d| d.join(&name)).unwrap_or_default()] {
+    for candidate in [
+        dir.join(&name),
+        dir.parent().map(|d| d.join(&name)).unwrap_or_default(),
+    ] {
         if candidate.is_file() {
             return Some(candidate);
         }
@@ -104,11 +107,12 @@ fn find() -> Detected {
         Some(other) => none(format!(
             "ARBOR_SANDBOX_BACKEND={other} is not bubblewrap, landlock or none"
         )),
-        None => bubblewrap(&helper).or_else(|bwrap_problem| {
-            landlock(&helper).map_err(|landlock_problem| {
-                format!("{bwrap_problem}; {landlock_problem}")
+        None => bubblewrap(&helper)
+            .or_else(|bwrap_problem| {
+                landlock(&helper)
+                    .map_err(|landlock_problem| format!("{bwrap_problem}; {landlock_problem}"))
             })
-        }).unwrap_or_else(none),
+            .unwrap_or_else(none),
     }
 }
 
@@ -121,9 +125,19 @@ fn bubblewrap(helper: &Path) -> Result<Detected, String> {
     // A trial with every namespace and the helper's filter: what a real command gets.
     let status = Command::new(&bwrap)
         .args([
-            "--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc",
-            "--unshare-uts", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev",
-            "--proc", "/proc",
+            "--die-with-parent",
+            "--unshare-user",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-net",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
         ])
         .arg(helper)
         .args([HELPER_ARG, "--seccomp", "--", "/bin/true"])

@@ -43,7 +43,10 @@ pub enum HelperError {
     #[error("could not restrict the command: {0}")]
     Restrict(String),
     #[error("could not start `{program}`: {error}")]
-    Exec { program: String, error: std::io::Error },
+    Exec {
+        program: String,
+        error: std::io::Error,
+    },
     #[error("this operating system has no helper sandbox")]
     Unsupported,
 }
@@ -73,7 +76,9 @@ pub fn main(args: &[OsString]) -> i32 {
 fn run(args: &[OsString]) -> Result<(), HelperError> {
     let mut rest = args.iter();
     if rest.next().map(OsString::as_os_str) != Some(OsStr::new(HELPER_ARG)) {
-        return Err(HelperError::Arguments(format!("the first argument must be {HELPER_ARG}")));
+        return Err(HelperError::Arguments(format!(
+            "the first argument must be {HELPER_ARG}"
+        )));
     }
     let mut request = HelperRequest {
         seccomp: false,

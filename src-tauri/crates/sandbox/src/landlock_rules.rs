@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset,
-    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
+    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
 
 use crate::SandboxPolicy;
@@ -42,7 +42,10 @@ pub fn restrict(policy: &SandboxPolicy) -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .add_rules(path_beneath_rules(&listable, AccessFs::ReadDir))
         .map_err(|e| e.to_string())?
-        .add_rules(path_beneath_rules(writable.iter().filter(|p| p.exists()), all))
+        .add_rules(path_beneath_rules(
+            writable.iter().filter(|p| p.exists()),
+            all,
+        ))
         .map_err(|e| e.to_string())?
         .restrict_self()
         .map_err(|e| e.to_string())?;
@@ -118,8 +121,16 @@ mod tests {
         assert!(readable.contains(&home.join("src")));
         assert!(readable.contains(&home.join(".config/app")));
         assert!(!readable.iter().any(|p| p.starts_with(home.join(".ssh"))));
-        assert!(!readable.iter().any(|p| p.starts_with(home.join(".config/gh"))));
-        assert_eq!(listable, vec![home.to_owned(), home.join(".config")].into_iter().filter(|p| listable.contains(p)).collect::<Vec<_>>());
+        assert!(!readable
+            .iter()
+            .any(|p| p.starts_with(home.join(".config/gh"))));
+        assert_eq!(
+            listable,
+            vec![home.to_owned(), home.join(".config")]
+                .into_iter()
+                .filter(|p| listable.contains(p))
+                .collect::<Vec<_>>()
+        );
         assert!(listable.contains(&home.to_owned()));
     }
 }

@@ -117,7 +117,10 @@ pub fn wrap(
             (helper.clone(), argv)
         }
         Backend::Seatbelt => {
-            let mut argv = vec![OsString::from("-p"), OsString::from(seatbelt::profile(policy))];
+            let mut argv = vec![
+                OsString::from("-p"),
+                OsString::from(seatbelt::profile(policy)),
+            ];
             set_env = vec![("TMPDIR", policy.temp_dir.clone().into_os_string())];
             argv.push(OsString::from("--"));
             (PathBuf::from("/usr/bin/sandbox-exec"), argv)
@@ -139,7 +142,8 @@ pub fn wrap(
 pub fn protect_this_process() {
     #[cfg(target_os = "linux")]
     {
-        let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
+        let _ =
+            rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
     }
 }
 

@@ -27,7 +27,9 @@ pub fn profile(policy: &SandboxPolicy) -> String {
     if policy.network {
         out.push_str("(allow network*)\n(allow system-socket)\n");
     } else {
-        out.push_str("(allow network* (remote unix-socket (path-literal \"/private/var/run/syslog\")))\n");
+        out.push_str(
+            "(allow network* (remote unix-socket (path-literal \"/private/var/run/syslog\")))\n",
+        );
     }
     out
 }
@@ -70,7 +72,10 @@ mod tests {
         assert!(!profile.contains("(allow network*)"));
         let quoted = subpath(Path::new("/a\"b\\c"));
         assert_eq!(quoted, "(subpath \"/a\\\"b\\\\c\")");
-        let open = SandboxPolicy { network: true, ..policy };
+        let open = SandboxPolicy {
+            network: true,
+            ..policy
+        };
         assert!(super::profile(&open).contains("(allow network*)"));
     }
 }

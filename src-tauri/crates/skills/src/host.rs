@@ -216,7 +216,10 @@ impl Host for WorkspaceHost {
             .map_err(|e| HostError(format!("invalid glob {pattern:?}: {e}")))?
             .compile_matcher();
         let mut found = Vec::new();
-        for entry in walker(&self.root, Vec::new()).build().filter_map(Result::ok) {
+        for entry in walker(&self.root, Vec::new())
+            .build()
+            .filter_map(Result::ok)
+        {
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 continue;
             }

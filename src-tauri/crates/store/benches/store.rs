@@ -38,7 +38,7 @@ fn message(i: usize) -> (NodeKind, Value, String) {
          add a test for nested quotes and escaped characters. {}",
         "More detail follows. ".repeat(10)
     );
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         let content = json!({"role": "user", "content": [{"type": "text", "text": text}]});
         (NodeKind::User, content, text)
     } else {

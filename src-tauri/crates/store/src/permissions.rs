@@ -40,7 +40,10 @@ impl Store {
                 },
             )
             .optional()?
-            .ok_or_else(|| StoreError::NotFound { kind: "project", id: project_id.to_owned() })
+            .ok_or_else(|| StoreError::NotFound {
+                kind: "project",
+                id: project_id.to_owned(),
+            })
     }
 
     /// Sets the project's mode (`read-only`, `workspace` or `full`).
@@ -51,7 +54,10 @@ impl Store {
                 params![project_id, mode],
             )?;
             if changed == 0 {
-                return Err(StoreError::NotFound { kind: "project", id: project_id.to_owned() });
+                return Err(StoreError::NotFound {
+                    kind: "project",
+                    id: project_id.to_owned(),
+                });
             }
             Ok(())
         })
@@ -64,7 +70,10 @@ impl Store {
                 params![project_id, i64::from(trusted)],
             )?;
             if changed == 0 {
-                return Err(StoreError::NotFound { kind: "project", id: project_id.to_owned() });
+                return Err(StoreError::NotFound {
+                    kind: "project",
+                    id: project_id.to_owned(),
+                });
             }
             Ok(())
         })
@@ -97,7 +106,12 @@ impl Store {
     }
 
     /// Removes a rule; `false` when there was none.
-    pub fn remove_permission_rule(&self, project_id: &str, effect: &str, rule: &str) -> Result<bool> {
+    pub fn remove_permission_rule(
+        &self,
+        project_id: &str,
+        effect: &str,
+        rule: &str,
+    ) -> Result<bool> {
         self.write(|c| {
             Ok(c.execute(
                 "DELETE FROM permission_rules WHERE project_id = ?1 AND effect = ?2 AND rule = ?3",
@@ -117,22 +131,37 @@ mod tests {
         let store = Store::open(dir.path()).unwrap();
         let folder = dir.path().join("p");
         std::fs::create_dir(&folder).unwrap();
-        let project = store.open_project(&folder, Some("https://example.com/r.git")).unwrap();
+        let project = store
+            .open_project(&folder, Some("https://example.com/r.git"))
+            .unwrap();
         let fresh = store.project_permissions(&project.id).unwrap();
         assert_eq!((fresh.mode, fresh.trusted), (None, true));
         store.set_project_trusted(&project.id, false).unwrap();
         store.set_permission_mode(&project.id, "read-only").unwrap();
         assert!(store.set_permission_mode(&project.id, "anything").is_err());
-        store.add_permission_rule(&project.id, "allow", "Bash(cargo test *)").unwrap();
-        store.add_permission_rule(&project.id, "allow", "Bash(cargo test *)").unwrap();
-        store.add_permission_rule(&project.id, "deny", "Bash(git push)").unwrap();
+        store
+            .add_permission_rule(&project.id, "allow", "Bash(cargo test *)")
+            .unwrap();
+        store
+            .add_permission_rule(&project.id, "allow", "Bash(cargo test *)")
+            .unwrap();
+        store
+            .add_permission_rule(&project.id, "deny", "Bash(git push)")
+            .unwrap();
         let stored = store.project_permissions(&project.id).unwrap();
         assert_eq!(stored.mode.as_deref(), Some("read-only"));
         assert!(!stored.trusted);
-        assert_eq!(stored.origin_url.as_deref(), Some("https://example.com/r.git"));
+        assert_eq!(
+            stored.origin_url.as_deref(),
+            Some("https://example.com/r.git")
+        );
         assert_eq!(store.permission_rules(&project.id).unwrap().len(), 2);
-        assert!(store.remove_permission_rule(&project.id, "deny", "Bash(git push)").unwrap());
-        assert!(!store.remove_permission_rule(&project.id, "deny", "Bash(git push)").unwrap());
+        assert!(store
+            .remove_permission_rule(&project.id, "deny", "Bash(git push)")
+            .unwrap());
+        assert!(!store
+            .remove_permission_rule(&project.id, "deny", "Bash(git push)")
+            .unwrap());
         assert!(store.project_permissions("nope").is_err());
     }
 }

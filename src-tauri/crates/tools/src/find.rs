@@ -149,42 +149,44 @@ impl Search {
     /// Every match, unsorted (the walk is parallel).
     fn run(&self, cancel: &CancellationToken) -> Result<Vec<String>, ToolError> {
         let found: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        walk::walker(&self.root, self.hidden.clone()).build_parallel().run(|| {
-            let mut batch = Batch {
-                local: Vec::new(),
-                shared: &found,
-            };
-            Box::new(move |entry| {
-                if cancel.is_cancelled() {
-                    return WalkState::Quit;
-                }
-                let Ok(entry) = entry else {
-                    return WalkState::Continue;
+        walk::walker(&self.root, self.hidden.clone())
+            .build_parallel()
+            .run(|| {
+                let mut batch = Batch {
+                    local: Vec::new(),
+                    shared: &found,
                 };
-                if entry.depth() == 0 {
-                    return WalkState::Continue;
-                }
-                let path = entry.path();
-                let matched = if self.full_path {
-                    path.strip_prefix(&self.root)
-                        .is_ok_and(|relative| self.glob.is_match(relative))
-                } else {
-                    self.glob.is_match(entry.file_name())
-                };
-                if matched {
-                    let mut shown = paths::display(&self.cwd, path);
-                    if entry.file_type().is_some_and(|t| t.is_dir()) {
-                        shown.push('/');
+                Box::new(move |entry| {
+                    if cancel.is_cancelled() {
+                        return WalkState::Quit;
                     }
-                    let relative = path.strip_prefix(&self.cwd).unwrap_or(path);
-                    if !names::is_utf8(relative.as_os_str()) {
-                        shown.push_str(names::NOT_UTF8_MARKER);
+                    let Ok(entry) = entry else {
+                        return WalkState::Continue;
+                    };
+                    if entry.depth() == 0 {
+                        return WalkState::Continue;
                     }
-                    batch.push(shown);
-                }
-                WalkState::Continue
-            })
-        });
+                    let path = entry.path();
+                    let matched = if self.full_path {
+                        path.strip_prefix(&self.root)
+                            .is_ok_and(|relative| self.glob.is_match(relative))
+                    } else {
+                        self.glob.is_match(entry.file_name())
+                    };
+                    if matched {
+                        let mut shown = paths::display(&self.cwd, path);
+                        if entry.file_type().is_some_and(|t| t.is_dir()) {
+                            shown.push('/');
+                        }
+                        let relative = path.strip_prefix(&self.cwd).unwrap_or(path);
+                        if !names::is_utf8(relative.as_os_str()) {
+                            shown.push_str(names::NOT_UTF8_MARKER);
+                        }
+                        batch.push(shown);
+                    }
+                    WalkState::Continue
+                })
+            });
         if cancel.is_cancelled() {
             return Err(ToolError::Aborted);
         }

@@ -20,6 +20,7 @@ pub mod grep;
 pub mod ls;
 pub mod names;
 mod paths;
+pub mod preview;
 pub mod read;
 mod redacting;
 pub mod special;

@@ -1,8 +1,8 @@
 //! `ls {path?, limit?}`: a folder's entries, sorted, `/` after folders, dotfiles included.
 
-use arbor_permissions::FileAccess;
 use arbor_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
 use arbor_llm::{JsonObject, Tool as ToolSpec};
+use arbor_permissions::FileAccess;
 use serde::Deserialize;
 use serde_json::json;
 

@@ -1,8 +1,8 @@
 //! `read {path, offset?, limit?}`: a file as numbered lines (`cat -n` style), or an image.
 
-use arbor_permissions::FileAccess;
 use arbor_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
 use arbor_llm::{ImageContent, JsonObject, TextContent, Tool as ToolSpec, UserContent};
+use arbor_permissions::FileAccess;
 use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::json;

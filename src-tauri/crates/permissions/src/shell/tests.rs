@@ -33,16 +33,31 @@ fn lists_pipes_and_background_jobs_split_into_simple_commands() {
             simple("echo a b"),
         ]
     );
-    assert_eq!(texts("false || rm -rf /"), vec![simple("false"), simple("rm -rf /")]);
+    assert_eq!(
+        texts("false || rm -rf /"),
+        vec![simple("false"), simple("rm -rf /")]
+    );
 }
 
 #[test]
 fn quotes_are_removed_and_wrappers_unwrapped() {
-    assert_eq!(texts(r#"'git' "push" \-\-force"#), vec![simple("git push --force")]);
-    assert_eq!(texts("env A=1 -u B timeout -s KILL 5 nice -n 3 git push"), vec![simple("git push")]);
-    assert_eq!(texts("FOO=bar nohup time git push"), vec![simple("git push")]);
+    assert_eq!(
+        texts(r#"'git' "push" \-\-force"#),
+        vec![simple("git push --force")]
+    );
+    assert_eq!(
+        texts("env A=1 -u B timeout -s KILL 5 nice -n 3 git push"),
+        vec![simple("git push")]
+    );
+    assert_eq!(
+        texts("FOO=bar nohup time git push"),
+        vec![simple("git push")]
+    );
     assert_eq!(texts("command -- git push"), vec![simple("git push")]);
-    assert_eq!(texts("cargo test 2>&1 >/dev/null"), vec![simple("cargo test")]);
+    assert_eq!(
+        texts("cargo test 2>&1 >/dev/null"),
+        vec![simple("cargo test")]
+    );
 }
 
 #[test]
@@ -80,7 +95,9 @@ fn what_a_rule_cannot_see_through_is_opaque() {
     ] {
         let parts = split(command);
         assert!(
-            parts.iter().any(|p| matches!(p, CommandPart::Opaque { .. })),
+            parts
+                .iter()
+                .any(|p| matches!(p, CommandPart::Opaque { .. })),
             "{command}: {parts:?}"
         );
     }

@@ -197,7 +197,10 @@ fn run_attacks(backend: &Backend, as_user: Option<&str>) -> Vec<String> {
             None => built_helper(),
         };
         let backend = match backend {
-            Backend::Bubblewrap { bwrap, .. } => Backend::Bubblewrap { bwrap: bwrap.clone(), helper },
+            Backend::Bubblewrap { bwrap, .. } => Backend::Bubblewrap {
+                bwrap: bwrap.clone(),
+                helper,
+            },
             Backend::Landlock { .. } => Backend::Landlock { helper },
             other => other.clone(),
         };
@@ -217,11 +220,21 @@ fn run_attacks(backend: &Backend, as_user: Option<&str>) -> Vec<String> {
         let _ = victim.kill();
         let _ = victim.wait();
         if output.status.code() == Some(126) {
-            failures.push(format!("{}: {}: the sandbox did not start: {}", backend.name(), attack.name, text(&output)));
+            failures.push(format!(
+                "{}: {}: the sandbox did not start: {}",
+                backend.name(),
+                attack.name,
+                text(&output)
+            ));
             continue;
         }
         if let Err(problem) = (attack.check)(&scene, &output) {
-            failures.push(format!("{} / {}: {problem}\n{}", backend.name(), attack.name, text(&output)));
+            failures.push(format!(
+                "{} / {}: {problem}\n{}",
+                backend.name(),
+                attack.name,
+                text(&output)
+            ));
         }
     }
     failures
@@ -242,9 +255,20 @@ fn every_attack_fails_closed_under_each_backend() {
 fn every_attack_fails_closed_as_an_unprivileged_user() {
     let user = if rustix_is_root() {
         const USER: &str = "arbor-sandbox-test";
-        if Command::new("id").arg(USER).output().map(|o| !o.status.success()).unwrap_or(true) {
+        if Command::new("id")
+            .arg(USER)
+            .output()
+            .map(|o| !o.status.success())
+            .unwrap_or(true)
+        {
             let made = Command::new("useradd")
-                .args(["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER])
+                .args([
+                    "--system",
+                    "--no-create-home",
+                    "--shell",
+                    "/usr/sbin/nologin",
+                    USER,
+                ])
                 .status()
                 .unwrap();
             assert!(made.success(), "useradd {USER} failed");
@@ -275,8 +299,12 @@ fn tcp_and_udp_egress_reach_no_listener_on_the_host() {
         let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
         tcp.set_nonblocking(true).unwrap();
         let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
-        udp.set_read_timeout(Some(Duration::from_millis(300))).unwrap();
-        let (tcp_port, udp_port) = (tcp.local_addr().unwrap().port(), udp.local_addr().unwrap().port());
+        udp.set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+        let (tcp_port, udp_port) = (
+            tcp.local_addr().unwrap().port(),
+            udp.local_addr().unwrap().port(),
+        );
         let output = run(
             &backend,
             &scene,
@@ -287,14 +315,34 @@ fn tcp_and_udp_egress_reach_no_listener_on_the_host() {
             ),
             None,
         );
-        assert!(tcp.accept().is_err(), "{}: a TCP connection reached the host\n{}", backend.name(), text(&output));
+        assert!(
+            tcp.accept().is_err(),
+            "{}: a TCP connection reached the host\n{}",
+            backend.name(),
+            text(&output)
+        );
         let mut buffer = [0u8; 16];
-        assert!(udp.recv(&mut buffer).is_err(), "{}: a UDP packet reached the host", backend.name());
+        assert!(
+            udp.recv(&mut buffer).is_err(),
+            "{}: a UDP packet reached the host",
+            backend.name()
+        );
         // The same with network granted does connect: the listener is real.
-        let open = run(&backend, &scene, true, &format!("echo hi > /dev/tcp/127.0.0.1/{tcp_port}"), None);
+        let open = run(
+            &backend,
+            &scene,
+            true,
+            &format!("echo hi > /dev/tcp/127.0.0.1/{tcp_port}"),
+            None,
+        );
         std::thread::sleep(Duration::from_millis(100));
         let accepted = tcp.accept();
-        assert!(accepted.is_ok(), "{}: with network the listener saw nothing\n{}", backend.name(), text(&open));
+        assert!(
+            accepted.is_ok(),
+            "{}: with network the listener saw nothing\n{}",
+            backend.name(),
+            text(&open)
+        );
     }
 }
 
@@ -321,7 +369,12 @@ fn unix_sockets_of_the_host_are_out_of_reach() {
             let _ = stream.read_to_string(&mut text);
             text
         });
-        assert!(got.is_err(), "{}: connected to a host socket\n{}", backend.name(), text(&output));
+        assert!(
+            got.is_err(),
+            "{}: connected to a host socket\n{}",
+            backend.name(),
+            text(&output)
+        );
     }
 }
 
@@ -337,7 +390,12 @@ fn the_project_and_the_private_temporary_folder_stay_usable_and_git_commit_works
              git add f; git commit -qm first; git branch topic; git log --oneline | wc -l",
             None,
         );
-        assert!(output.status.success(), "{}: {}", backend.name(), text(&output));
+        assert!(
+            output.status.success(),
+            "{}: {}",
+            backend.name(),
+            text(&output)
+        );
         let out = String::from_utf8_lossy(&output.stdout);
         assert!(out.starts_with("data\n1"), "{}: {out}", backend.name());
         assert!(Path::new(&scene.project.join("f")).exists());

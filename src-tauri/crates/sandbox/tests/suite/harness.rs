@@ -102,7 +102,13 @@ impl Scene {
 }
 
 /// `bash -c script` in the project, confined; `as_user` runs the whole sandbox as that user.
-pub fn run(backend: &Backend, scene: &Scene, network: bool, script: &str, as_user: Option<&str>) -> Output {
+pub fn run(
+    backend: &Backend,
+    scene: &Scene,
+    network: bool,
+    script: &str,
+    as_user: Option<&str>,
+) -> Output {
     let wrapped = wrap(
         backend,
         &scene.policy(network),

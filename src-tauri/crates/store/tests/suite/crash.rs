@@ -27,7 +27,7 @@ fn crash_child() {
             .append(
                 &session,
                 msg(
-                    if nodes.len() % 2 == 0 {
+                    if nodes.len().is_multiple_of(2) {
                         NodeKind::User
                     } else {
                         NodeKind::Assistant

@@ -19,12 +19,12 @@ use tokio::io::AsyncReadExt;
 
 use self::output::{OutputLog, Utf8Stream};
 use self::process::Launch;
-use arbor_permissions::paths::protected_paths;
-use arbor_permissions::{Confinement, Escalation};
-use arbor_sandbox::SandboxPolicy;
 use super::args::{parse_arguments, spec};
 use super::truncate::{MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
 use crate::workspace::Workspace;
+use arbor_permissions::paths::protected_paths;
+use arbor_permissions::{Confinement, Escalation};
+use arbor_sandbox::SandboxPolicy;
 use arbor_secrets::{Redactor, ToolEnvironment};
 
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
@@ -171,7 +171,9 @@ impl BashTool {
             .prefix("arbor-sandbox-tmp-")
             .tempdir()
             .map_err(|error| {
-                ToolError::respond(format!("Cannot make the sandbox's temporary folder: {error}."))
+                ToolError::respond(format!(
+                    "Cannot make the sandbox's temporary folder: {error}."
+                ))
             })?;
         let path = dir.path().to_owned();
         *slot = Some(dir);
@@ -339,7 +341,7 @@ impl AgentTool for BashTool {
         text.push_str(&footer);
         if exit_code != Some(0) {
             if let Some(hint) = sandbox_hint(&text, &confinement) {
-                text.push_str("\n");
+                text.push('\n');
                 text.push_str(&hint);
             }
         }

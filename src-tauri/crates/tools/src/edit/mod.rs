@@ -16,9 +16,9 @@ mod diff;
 mod load;
 mod matching;
 
-use arbor_permissions::FileAccess;
 use arbor_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
 use arbor_llm::{JsonObject, Tool as ToolSpec};
+use arbor_permissions::FileAccess;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -207,6 +207,23 @@ struct PlannedEdit {
     changed: Vec<ChangedLines>,
     edit_count: usize,
     tolerant_edits: Vec<usize>,
+}
+
+/// The diff `edits` (as the model sent them) would make to `original`, if they apply.
+pub(crate) fn preview_edit(
+    shown: &str,
+    original: String,
+    edits: serde_json::Value,
+) -> Option<String> {
+    let edits: Vec<EditSpec> = serde_json::from_value(edits).ok()?;
+    plan_edits(shown, original, &edits)
+        .ok()
+        .map(|planned| planned.diff.text)
+}
+
+/// A unified diff of `before` → `after` labelled `shown`.
+pub(crate) fn diff_text(shown: &str, before: &str, after: &str) -> String {
+    diff::unified_diff(shown, before, after).text
 }
 
 /// Locates every edit in `original` and builds the new content, or explains why not.

@@ -32,7 +32,14 @@ async fn a_full_disk_stops_the_run_and_is_never_reported_as_success() {
     let mut command = args_with(
         &mock,
         project.path(),
-        &["--tools", "bash", "--permission-mode", "full", "-p", "fill it"],
+        &[
+            "--tools",
+            "bash",
+            "--permission-mode",
+            "full",
+            "-p",
+            "fill it",
+        ],
     );
     command.splice(
         0..0,

@@ -24,9 +24,9 @@ impl TestWorkspace {
     /// group and special files themselves, which a sandbox would change.
     pub fn full() -> Self {
         let test = Self::new();
-        test.workspace
-            .guard()
-            .update(|policy| policy.mode = arbor_protocol::views::permissions::PermissionMode::Full);
+        test.workspace.guard().update(|policy| {
+            policy.mode = arbor_protocol::views::permissions::PermissionMode::Full
+        });
         test
     }
 
