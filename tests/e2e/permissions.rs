@@ -212,6 +212,14 @@ async fn permissions_run(
     ensure!(sandbox.attr("data-backend").await?.as_deref() == Some("bubblewrap"));
     session.screenshot("permissions-settings-rules.png").await?;
     click(client, "[data-testid=settings-close]").await?;
+    until("the settings closed", async || {
+        let gone = client
+            .find(fantoccini::Locator::Css("[data-testid=settings-view]"))
+            .await
+            .is_err();
+        Ok(gone.then_some(()))
+    })
+    .await?;
 
     // 5. The mode from the header.
     click(client, "[data-testid=permission-mode]").await?;

@@ -116,6 +116,16 @@ impl DesktopSession {
 
     /// Saves a screenshot of the window as a test artifact and returns the PNG bytes.
     pub async fn screenshot(&self, name: &str) -> Result<Vec<u8>> {
+        // Two animation frames first: the picture shows what the DOM holds now, not the last
+        // frame WebKit happened to paint.
+        let _ = self
+            .client()
+            .execute_async(
+                "const done = arguments[arguments.length - 1]; \
+                 requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+                vec![],
+            )
+            .await;
         let png = self
             .client()
             .screenshot()
