@@ -121,6 +121,7 @@ export const SOURCE_LABEL: Record<RuleSource, string> = {
   project: 'this project',
   session: 'this session',
   command_line: 'command line',
+  project_file: "the project's .arbor/permissions.json",
 };
 
 /** Rules the settings can remove: the user's and the project's (saved ones). */

@@ -66,6 +66,33 @@ fn parse_rules(
         .collect()
 }
 
+/// The project's own rules file: a repository may tighten what the model may do in it, never
+/// loosen it.
+pub const PROJECT_RULES_FILE: &str = ".arbor/permissions.json";
+
+/// `deny` and `ask` rules from the project's `.arbor/permissions.json` (its `allow` list is
+/// ignored: a cloned repository must not grant itself anything). A file that cannot be read or
+/// parsed, and rules that do not parse, add nothing.
+fn project_file_rules(project_root: &Path) -> Vec<SourcedRule> {
+    let Ok(text) = std::fs::read_to_string(project_root.join(PROJECT_RULES_FILE)) else {
+        return Vec::new();
+    };
+    let Ok(lists) = serde_json::from_str::<PermissionLists>(&text) else {
+        return Vec::new();
+    };
+    lists
+        .iter()
+        .filter(|(effect, _)| *effect != RuleEffect::Allow)
+        .filter_map(|(effect, text)| {
+            Some(SourcedRule {
+                rule: Rule::parse(text).ok()?,
+                effect,
+                source: RuleSource::ProjectFile,
+            })
+        })
+        .collect()
+}
+
 /// Checks a rule as a front end was given it.
 pub fn check_rule(text: &str) -> Result<(), AppError> {
     Rule::parse(text)?;
@@ -125,6 +152,7 @@ pub fn load_setup(
             })
         }));
     }
+    rules.extend(project_file_rules(project_root));
     let secret_entries = settings
         .secret_paths
         .clone()
@@ -244,9 +272,12 @@ pub fn add_rule(
             let id = project_id(store, project_root)?;
             Ok(store.add_permission_rule(&id, effect.as_str(), &text)?)
         }
-        RuleSource::Session | RuleSource::CommandLine => Err(AppError::Unsupported(
-            "only user and project rules are saved".into(),
-        )),
+        RuleSource::Session | RuleSource::CommandLine | RuleSource::ProjectFile => {
+            Err(AppError::Unsupported(
+                "only user and project rules are saved (edit .arbor/permissions.json yourself)"
+                    .into(),
+            ))
+        }
     }
 }
 
@@ -285,7 +316,7 @@ pub fn remove_rule(
             let id = project_id(store, project_root)?;
             store.remove_permission_rule(&id, effect.as_str(), rule)?
         }
-        RuleSource::Session | RuleSource::CommandLine => false,
+        RuleSource::Session | RuleSource::CommandLine | RuleSource::ProjectFile => false,
     };
     if removed {
         Ok(())

@@ -180,6 +180,7 @@ pub fn run(
             RuleSource::Project => "project",
             RuleSource::Session => "session",
             RuleSource::CommandLine => "command line",
+            RuleSource::ProjectFile => ".arbor/permissions.json",
         };
         writeln!(out, "{:<5} {}  ({source})", rule.effect.as_str(), rule.rule)?;
     }

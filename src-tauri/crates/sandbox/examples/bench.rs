@@ -33,8 +33,12 @@ fn figures(mut samples: Vec<Duration>) -> (Duration, Duration) {
 }
 
 fn main() {
-    let runs: usize = std::env::args().nth(1).and_then(|n| n.parse().ok()).unwrap_or(200);
-    let helper = arbor_sandbox::helper_path().expect("build the helper: cargo build --release -p arbor-sandbox");
+    let runs: usize = std::env::args()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(200);
+    let helper = arbor_sandbox::helper_path()
+        .expect("build the helper: cargo build --release -p arbor-sandbox");
     let project = tempfile::tempdir().unwrap();
     let temp = tempfile::tempdir().unwrap();
     let policy = SandboxPolicy {
@@ -42,15 +46,29 @@ fn main() {
         read_only: Vec::new(),
         hidden: ["~/.ssh", "~/.aws", "~/.gnupg"]
             .iter()
-            .filter_map(|p| p.strip_prefix("~/").and_then(|rest| dirs_home().map(|h| h.join(rest))))
+            .filter_map(|p| {
+                p.strip_prefix("~/")
+                    .and_then(|rest| dirs_home().map(|h| h.join(rest)))
+            })
             .collect(),
         network: false,
         temp_dir: temp.path().to_owned(),
     };
     let command = [OsString::from("-c"), OsString::from("true")];
     let backends = [
-        ("bubblewrap + seccomp", Backend::Bubblewrap { bwrap: "/usr/bin/bwrap".into(), helper: helper.clone() }),
-        ("landlock + seccomp", Backend::Landlock { helper: helper.clone() }),
+        (
+            "bubblewrap + seccomp",
+            Backend::Bubblewrap {
+                bwrap: "/usr/bin/bwrap".into(),
+                helper: helper.clone(),
+            },
+        ),
+        (
+            "landlock + seccomp",
+            Backend::Landlock {
+                helper: helper.clone(),
+            },
+        ),
     ];
     let wrapped: Vec<_> = backends
         .iter()

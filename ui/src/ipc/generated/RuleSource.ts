@@ -3,4 +3,4 @@
 /**
  * Where a rule was set.
  */
-export type RuleSource = "user" | "project" | "session" | "command_line";
+export type RuleSource = "user" | "project" | "session" | "command_line" | "project_file";

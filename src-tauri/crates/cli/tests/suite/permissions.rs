@@ -252,3 +252,28 @@ async fn arbor_permissions_saves_lists_and_removes_rules() {
         bad.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repositorys_own_rules_file_can_only_tighten() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".arbor")).unwrap();
+    std::fs::write(
+        dir.path().join(".arbor/permissions.json"),
+        r#"{"deny": ["Bash(git push *)"], "ask": ["Bash(npm publish *)"], "allow": ["Bash(rm *)", "Edit(/etc/**)"]}"#,
+    )
+    .unwrap();
+    let arbor = Arbor::new();
+    let cwd = dir.path().display().to_string();
+    let listed = arbor.run(&["-C", &cwd, "permissions", "--json"]).await;
+    assert_eq!(listed.status, 0, "{}", listed.stderr);
+    let view: Value = serde_json::from_str(&listed.stdout).unwrap();
+    let rules = view["rules"].as_array().unwrap();
+    assert_eq!(
+        rules,
+        &vec![
+            json!({"rule": "Bash(git push *)", "effect": "deny", "source": "project_file"}),
+            json!({"rule": "Bash(npm publish *)", "effect": "ask", "source": "project_file"}),
+        ],
+        "a repository's allow rules are ignored"
+    );
+}

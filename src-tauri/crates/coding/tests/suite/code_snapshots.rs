@@ -544,3 +544,69 @@ fn temporary_files_are_skipped_and_non_utf8_names_come_back() {
     snapshots.restore(&first, Some(&second), false).unwrap();
     assert_eq!(std::fs::read_to_string(&odd).unwrap(), "latin-1 name\n");
 }
+
+/// A repository's hooks and `core.fsmonitor` are code the repository brings: Arbor's own git
+/// work (snapshots, diffs, restores — libgit2, which runs neither) never starts them.
+#[test]
+fn snapshots_and_restores_never_run_a_repositorys_hooks_or_fsmonitor() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut fx = fixture(SnapshotOptions::default(), &[("a.txt", "one\n")]);
+    let root = fx.workspace.path().to_owned();
+    let marker_dir = tempfile::tempdir().unwrap();
+    let marker = |name: &str| marker_dir.path().join(name);
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&root)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    let fsmonitor = format!("touch {}", marker("fsmonitor").display());
+    git(&["config", "core.fsmonitor", &fsmonitor]);
+    for hook in [
+        "pre-commit",
+        "post-checkout",
+        "post-index-change",
+        "reference-transaction",
+    ] {
+        let path = root.join(".git/hooks").join(hook);
+        std::fs::write(
+            &path,
+            format!("#!/bin/sh\ntouch {}\n", marker(hook).display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let first = fx.snapshots.take().unwrap();
+    write(&root, "a.txt", "two\n");
+    let second = fx.snapshots.take().unwrap();
+    fx.snapshots.unified_diff(Some(&first), &second).unwrap();
+    fx.snapshots.restore(&first, Some(&second), false).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.txt")).unwrap(),
+        "one\n"
+    );
+    let ran: Vec<_> = std::fs::read_dir(marker_dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(ran.is_empty(), "the repository's code ran: {ran:?}");
+    // The hooks are live: the user's own `git commit` does run them.
+    git(&["add", "a.txt"]);
+    git(&[
+        "-c",
+        "user.email=t@example.com",
+        "-c",
+        "user.name=T",
+        "commit",
+        "-qm",
+        "x",
+    ]);
+    assert!(
+        marker("pre-commit").exists(),
+        "the hook was not live: the check proves nothing"
+    );
+}

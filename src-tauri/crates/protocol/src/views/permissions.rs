@@ -66,6 +66,9 @@ pub enum RuleSource {
     Session,
     /// This run's command line (`--allow`, `--ask`, `--deny`).
     CommandLine,
+    /// The project's own `.arbor/permissions.json` (a repository's file: `deny` and `ask`
+    /// only — a repository never allows itself anything).
+    ProjectFile,
 }
 
 /// One rule as settings list it: `Bash(cargo test *)`, `Edit(src/**)`, `Read(~/.config/**)`.
