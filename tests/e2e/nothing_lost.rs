@@ -185,20 +185,7 @@ async fn run(
     // The data folder fills up while a command runs: the run stops, the turn stays in view. No
     // sandboxed command may write Arbor's data folder, so the user switches to the full mode
     // first (this trial is about the disk).
-    click(client, "[data-testid=permission-mode]").await?;
-    click(
-        client,
-        "[data-testid=permission-mode-option][data-mode=full]",
-    )
-    .await?;
-    until("the full mode", async || {
-        let mode = element(client, "[data-testid=permission-mode]")
-            .await?
-            .attr("data-mode")
-            .await?;
-        Ok((mode.as_deref() == Some("full")).then_some(()))
-    })
-    .await?;
+    crate::support::ui::switch_permission_mode(client, "full").await?;
     send_prompt(client, "fill the disk").await?;
     until("the store error, the run ended", async || {
         let shown = count(client, "[data-testid=run-error][data-kind=store]").await?;

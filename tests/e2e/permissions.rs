@@ -16,7 +16,8 @@ use serde_json::json;
 
 use crate::support::desktop::DesktopSession;
 use crate::support::ui::{
-    answered, click, element, press, send_prompt, type_path_and_open, until, wait_for_text,
+    answered, click, element, press, send_prompt, type_path_and_open, until,
+    wait_for_permission_mode, wait_for_text,
 };
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
@@ -234,14 +235,7 @@ async fn permissions_run(
         "[data-testid=permission-mode-option][data-mode=read-only]",
     )
     .await?;
-    until("the read-only mode", async || {
-        let mode = element(client, "[data-testid=permission-mode]")
-            .await?
-            .attr("data-mode")
-            .await?;
-        Ok((mode.as_deref() == Some("read-only")).then_some(()))
-    })
-    .await?;
+    wait_for_permission_mode(client, "read-only").await?;
     session.screenshot("permissions-read-only.png").await?;
     Ok(())
 }
@@ -284,14 +278,7 @@ async fn a_cloned_repository_starts_read_only_and_can_be_trusted() -> Result<()>
                 .screenshot("permissions-untrusted-clone.png")
                 .await?;
             click(client, "[data-testid=trust-project]").await?;
-            until("the workspace mode", async || {
-                let mode = element(client, "[data-testid=permission-mode]")
-                    .await?
-                    .attr("data-mode")
-                    .await?;
-                Ok((mode.as_deref() == Some("workspace")).then_some(()))
-            })
-            .await?;
+            wait_for_permission_mode(client, "workspace").await?;
             tokio::time::sleep(Duration::from_millis(200)).await;
             ensure!(
                 client

@@ -134,3 +134,26 @@ pub async fn answered(client: &Client, text: &str) -> Result<()> {
     })
     .await
 }
+
+/// Picks `mode` in the header's permission menu and waits until the padlock shows it.
+pub async fn switch_permission_mode(client: &Client, mode: &str) -> Result<()> {
+    click(client, "[data-testid=permission-mode]").await?;
+    click(
+        client,
+        &format!("[data-testid=permission-mode-option][data-mode={mode}]"),
+    )
+    .await?;
+    wait_for_permission_mode(client, mode).await
+}
+
+/// Waits until the header's padlock shows `mode`.
+pub async fn wait_for_permission_mode(client: &Client, mode: &str) -> Result<()> {
+    until(&format!("the {mode} mode"), async || {
+        let shown = element(client, "[data-testid=permission-mode]")
+            .await?
+            .attr("data-mode")
+            .await?;
+        Ok((shown.as_deref() == Some(mode)).then_some(()))
+    })
+    .await
+}

@@ -207,15 +207,8 @@ impl PermissionGuard {
             access,
             path: path.clone(),
         });
-        match evaluation.verdict {
-            RuleEffect::Allow => Ok(path),
-            RuleEffect::Ask if self.granted(call_id) => Ok(path),
-            RuleEffect::Ask => Err(Refusal(format!(
-                "Not allowed without the user's permission: {}.",
-                evaluation.summary
-            ))),
-            RuleEffect::Deny => Err(Refusal(format!("Refused: {}.", evaluation.summary))),
-        }
+        permitted(&evaluation, self.granted(call_id))?;
+        Ok(path)
     }
 
     /// How the `bash` call `call_id` runs `command`, or why it may not.
@@ -231,66 +224,59 @@ impl PermissionGuard {
             escalation: escalation.cloned(),
         });
         let granted = self.granted(call_id);
-        match evaluation.verdict {
-            RuleEffect::Deny => return Err(Refusal(format!("Refused: {}.", evaluation.summary))),
-            RuleEffect::Ask if !granted => {
-                return Err(Refusal(format!(
-                    "Not allowed without the user's permission: {}.",
-                    evaluation.summary
-                )))
-            }
-            _ => {}
-        }
-        if policy.mode == PermissionMode::Full {
-            return Ok(Confinement {
-                sandboxed: false,
-                project_writable: true,
-                network: true,
-                extra_writable: Vec::new(),
-            });
-        }
+        permitted(&evaluation, granted)?;
         // Only a granted escalation widens the sandbox; an allow rule never does.
-        let escalation = escalation.filter(|_| granted);
-        Ok(Confinement {
-            sandboxed: policy.sandbox != SandboxBackend::None
-                && !escalation.is_some_and(|e| e.unsandboxed),
-            project_writable: policy.mode != PermissionMode::ReadOnly,
-            network: escalation.is_some_and(|e| e.network),
-            extra_writable: escalation
-                .map(|e| {
-                    e.write_paths
-                        .iter()
-                        .map(|raw| resolve(&policy.project, raw))
-                        .collect()
-                })
-                .unwrap_or_default(),
-        })
+        Ok(confine(&policy, escalation.filter(|_| granted)))
     }
 
     /// How a command would run if allowed (for the dialog, before any grant).
     pub fn planned_confinement(&self, escalation: Option<&Escalation>) -> Confinement {
-        let policy = self.policy();
-        if policy.mode == PermissionMode::Full || escalation.is_some_and(|e| e.unsandboxed) {
-            return Confinement {
-                sandboxed: false,
-                project_writable: true,
-                network: true,
-                extra_writable: Vec::new(),
-            };
-        }
-        Confinement {
-            sandboxed: policy.sandbox != SandboxBackend::None,
-            project_writable: policy.mode != PermissionMode::ReadOnly,
-            network: escalation.is_some_and(|e| e.network),
-            extra_writable: escalation
-                .map(|e| {
-                    e.write_paths
-                        .iter()
-                        .map(|raw| resolve(&policy.project, raw))
-                        .collect()
-                })
-                .unwrap_or_default(),
-        }
+        confine(&self.policy(), escalation)
+    }
+}
+
+/// `Ok` when the verdict allows the call, or asks and the user granted it; else the refusal
+/// the model reads.
+fn permitted(evaluation: &Evaluation, granted: bool) -> Result<(), Refusal> {
+    match evaluation.verdict {
+        RuleEffect::Allow => Ok(()),
+        RuleEffect::Ask if granted => Ok(()),
+        RuleEffect::Ask => Err(Refusal(format!(
+            "Not allowed without the user's permission: {}.",
+            evaluation.summary
+        ))),
+        RuleEffect::Deny => Err(Refusal(format!("Refused: {}.", evaluation.summary))),
+    }
+}
+
+/// How a command runs under `policy` with `escalation` (granted, or planned for the dialog):
+/// unconfined in `full`, for an `unsandboxed` escalation, or with no sandbox on the machine
+/// (where every command asked first); else sandboxed with the project writable unless
+/// read-only, and what the escalation adds.
+fn confine(policy: &Policy, escalation: Option<&Escalation>) -> Confinement {
+    if policy.mode == PermissionMode::Full
+        || policy.sandbox == SandboxBackend::None
+        || escalation.is_some_and(|e| e.unsandboxed)
+    {
+        return Confinement {
+            sandboxed: false,
+            project_writable: true,
+            network: true,
+            extra_writable: Vec::new(),
+        };
+    }
+    Confinement {
+        sandboxed: true,
+        project_writable: policy.mode != PermissionMode::ReadOnly,
+        network: escalation.is_some_and(|e| e.network),
+        extra_writable: escalation
+            .map(|e| {
+                e.write_paths
+                    .iter()
+                    .map(|raw| resolve(&policy.project, raw))
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }
 

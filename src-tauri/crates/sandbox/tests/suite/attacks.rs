@@ -181,6 +181,19 @@ fn attacks(scene: &Scene) -> Vec<Attack> {
     ]
 }
 
+/// A process outside the sandbox with a key in its environment and a marker on its command
+/// line: what `/proc` must not give away.
+fn spawn_victim() -> std::process::Child {
+    Command::new("python3")
+        .args(["-c", "import time; time.sleep(30)", "victim-cmdline-marker"])
+        .env("ARBOR_FAKE_KEY", "sk-victim-marker")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 fn run_attacks(backend: &Backend, as_user: Option<&str>) -> Vec<String> {
     let mut failures = Vec::new();
     let probe = Scene::new();
@@ -208,14 +221,7 @@ fn run_attacks(backend: &Backend, as_user: Option<&str>) -> Vec<String> {
         if attack.gets_through.contains(&backend.name()) {
             continue;
         }
-        let mut victim = Command::new("python3")
-            .args(["-c", "import time; time.sleep(30)", "victim-cmdline-marker"])
-            .env("ARBOR_FAKE_KEY", "sk-victim-marker")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut victim = spawn_victim();
         let output = run(&backend, &scene, attack.network, &attack.script, as_user);
         let _ = victim.kill();
         let _ = victim.wait();
@@ -409,14 +415,7 @@ fn without_a_sandbox_every_attack_gets_through_and_the_checks_see_it() {
     for index in 0..attacks(&probe).len() {
         let scene = Scene::new();
         let attack = attacks(&scene).remove(index);
-        let mut victim = Command::new("python3")
-            .args(["-c", "import time; time.sleep(30)", "victim-cmdline-marker"])
-            .env("ARBOR_FAKE_KEY", "sk-victim-marker")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut victim = spawn_victim();
         let output = Command::new("bash")
             .args(["-c", &attack.script])
             .current_dir(&scene.project)
