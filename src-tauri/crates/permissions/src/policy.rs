@@ -268,6 +268,18 @@ impl Policy {
                 always_rule: None,
             };
         }
+        // A deny `Net(…)` rule refuses a request for network outright (in every mode).
+        if let Some(rule) = escalation
+            .filter(|e| e.network)
+            .and_then(|_| self.first_rule(RuleEffect::Deny, Rule::matches_network))
+        {
+            return Evaluation {
+                verdict: RuleEffect::Deny,
+                summary: format!("network access is refused by {}", rule.rule),
+                parts,
+                always_rule: None,
+            };
+        }
         let full = self.mode == PermissionMode::Full;
         let escalates = escalation.is_some() && !full;
         let no_sandbox = self.sandbox == SandboxBackend::None && !full;

@@ -203,7 +203,8 @@ impl Rule {
         }
     }
 
-    /// Whether the rule covers network access to `host` (`None`: any host).
+    /// Whether the rule is about network access (`Net(…)`; a command's request for network
+    /// names no host, so every `Net` rule covers it).
     pub fn matches_network(&self) -> bool {
         self.tool == RuleTool::Net
     }

@@ -136,6 +136,16 @@ impl Host for WorkspaceHost {
                 "{path} is inside .git: scripts may not write there"
             )));
         }
+        // `.arbor/` is Arbor's own project data (its rules file among it): protected like
+        // the hooks.
+        if full
+            .strip_prefix(&self.root)
+            .is_ok_and(|rel| rel.starts_with(".arbor"))
+        {
+            return Err(HostError(format!(
+                "{path} is inside .arbor: scripts may not write there"
+            )));
+        }
         if full.is_dir() {
             return Err(HostError(format!("{path} is a folder")));
         }
@@ -233,5 +243,36 @@ impl Host for WorkspaceHost {
         found.sort();
         found.truncate(MAX_ENTRIES);
         Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripts_write_inside_the_project_but_never_hooks_git_config_or_arbor_data() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git/hooks")).unwrap();
+        let host = WorkspaceHost::new(dir.path()).unwrap();
+        host.write("src/a.txt", "fine").unwrap();
+        for path in [
+            ".git/hooks/pre-commit",
+            ".git/config",
+            ".arbor/permissions.json",
+            "../out.txt",
+            "/tmp/x",
+        ] {
+            let error = host
+                .write(path, "#!/bin/sh\ntouch /tmp/pwned\n")
+                .unwrap_err();
+            assert!(
+                error.0.contains("may not write there") || error.0.contains("outside the project"),
+                "{path}: {}",
+                error.0
+            );
+        }
+        assert!(!dir.path().join(".git/hooks/pre-commit").exists());
+        assert!(!dir.path().join(".arbor").exists());
     }
 }

@@ -214,3 +214,69 @@ async fn a_conversation_with_a_tool_a_spinner_and_ctrl_c() {
     assert!(matches!(status, None | Some(0)), "exit status {status:?}");
     assert_eq!(mock.requests().len(), 4);
 }
+
+/// A permission request at the terminal: the request in full with how to answer, `/yes` lets
+/// the write happen, `/no REASON` refuses the next one and the model reads the reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permission_request_is_answered_at_the_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir_in("/var/tmp").unwrap();
+    let first = outside.path().join("first.txt");
+    let second = outside.path().join("second.txt");
+    let script = Script::new()
+        .turn(Turn::stream().tool_call(
+            "write",
+            json!({"path": first.display().to_string(), "content": "yes"}),
+        ))
+        .turn(Turn::text("Wrote the first."))
+        .turn(Turn::stream().tool_call(
+            "write",
+            json!({"path": second.display().to_string(), "content": "no"}),
+        ))
+        .turn(Turn::text("Left the second alone."));
+    let mock = MockProvider::start(script).await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = WireApi::OpenAiCompletions;
+    let args: Vec<String> = [
+        "--api",
+        api.as_str(),
+        "--base-url",
+        &mock.url_for(api),
+        "--model",
+        "m",
+        "--api-key",
+        "k",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    let data_path = data.path().display().to_string();
+    let tmux = Tmux::start(
+        dir.path(),
+        ("ARBOR_DATA_DIR", &data_path),
+        env!("CARGO_BIN_EXE_arbor"),
+        &args,
+    );
+    tmux.wait_for("/help for commands");
+    tmux.keys(&["write the first", "Enter"]);
+    let screen = tmux.wait_for("Answer: /yes");
+    assert!(
+        screen.contains("permission needed (workspace mode)"),
+        "{screen}"
+    );
+    assert!(screen.contains("outside the project"), "{screen}");
+    tmux.keys(&["/yes", "Enter"]);
+    tmux.wait_for("Wrote the first.");
+    assert_eq!(std::fs::read_to_string(&first).unwrap(), "yes");
+    tmux.keys(&["write the second", "Enter"]);
+    tmux.wait_for("second.txt: outside the project");
+    tmux.keys(&["/no keep it", "Enter"]);
+    tmux.wait_for("Left the second alone.");
+    assert!(!second.exists(), "denied, yet written");
+    let told = mock
+        .requests()
+        .iter()
+        .any(|r| r.body_text.contains("the user denied this") && r.body_text.contains("keep it"));
+    assert!(told, "the reason did not reach the model");
+    tmux.keys(&["/quit", "Enter"]);
+}

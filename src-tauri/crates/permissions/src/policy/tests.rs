@@ -279,3 +279,20 @@ fn other_tools_follow_their_rules_and_mcp_asks() {
         RuleEffect::Allow
     );
 }
+
+#[test]
+fn a_deny_net_rule_refuses_a_request_for_network() {
+    let p = policy(PermissionMode::Workspace, &[("Net(*)", RuleEffect::Deny)]);
+    let asked = p.evaluate(&Action::Bash {
+        command: "npm install".into(),
+        escalation: Some(Escalation {
+            reason: "packages".into(),
+            network: true,
+            ..Escalation::default()
+        }),
+    });
+    assert_eq!(asked.verdict, RuleEffect::Deny);
+    assert!(asked.summary.contains("Net(*)"), "{}", asked.summary);
+    // Without a request for network the rule has nothing to refuse.
+    assert_eq!(bash(&p, "npm test").verdict, RuleEffect::Allow);
+}
