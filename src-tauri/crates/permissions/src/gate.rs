@@ -11,14 +11,15 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use arbor_agent::{ToolCallDecision, ToolCallHook};
 use arbor_llm::{JsonObject, ToolCall, ToolResultMessage};
 use arbor_protocol::views::permissions::{
-    PermissionDecision, PermissionRequest, RuleEffect, RunConfinement,
+    PermissionDecision, PermissionRequest, RuleEffect, RuleSource, RunConfinement,
 };
 use arbor_protocol::CodingEvent;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::guard::PermissionGuard;
-use crate::policy::{Action, Evaluation};
+use crate::policy::{Action, Evaluation, SourcedRule};
+use crate::rule::Rule;
 
 /// Where `permission_requested` and `permission_resolved` go.
 pub type EventSink = Arc<dyn Fn(&CodingEvent) + Send + Sync>;
@@ -233,6 +234,20 @@ impl PermissionGate {
             PermissionDecision::AllowSession => {
                 self.guard.grant(&call.id);
                 self.guard.allow_for_session(action);
+                // The rule it stands for shows in the settings as this session's.
+                if let Some(rule) = request
+                    .always_rule
+                    .as_deref()
+                    .and_then(|r| Rule::parse(r).ok())
+                {
+                    self.guard.update(|policy| {
+                        policy.rules.push(SourcedRule {
+                            rule,
+                            effect: RuleEffect::Allow,
+                            source: RuleSource::Session,
+                        })
+                    });
+                }
                 ToolCallDecision::Allow
             }
             PermissionDecision::AllowAlways => {
@@ -284,5 +299,123 @@ impl ToolCallHook for PermissionGate {
     ) -> ToolResultMessage {
         self.guard.end_call(&call.id);
         result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use arbor_protocol::views::permissions::{PermissionMode, SandboxBackend};
+    use serde_json::json;
+
+    use super::*;
+    use crate::policy::Policy;
+
+    fn gate() -> (Arc<PermissionGate>, Arc<Mutex<Vec<CodingEvent>>>) {
+        let guard = Arc::new(PermissionGuard::new(Policy {
+            mode: PermissionMode::ReadOnly,
+            project: PathBuf::from("/work/p"),
+            rules: Vec::new(),
+            secret_paths: Vec::new(),
+            sandbox: SandboxBackend::Bubblewrap,
+        }));
+        let gate = Arc::new(PermissionGate::new(guard));
+        let events: Arc<Mutex<Vec<CodingEvent>>> = Arc::default();
+        let seen = events.clone();
+        gate.set_sink(Some(Arc::new(move |event: &CodingEvent| {
+            seen.lock().unwrap().push(event.clone())
+        })));
+        (gate, events)
+    }
+
+    fn bash(id: &str, command: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: "bash".into(),
+            arguments: json!({"command": command}).as_object().unwrap().clone(),
+            thought_signature: None,
+            item_id: None,
+        }
+    }
+
+    async fn requested(events: &Arc<Mutex<Vec<CodingEvent>>>) -> PermissionRequest {
+        loop {
+            let found = events.lock().unwrap().iter().rev().find_map(|e| match e {
+                CodingEvent::PermissionRequested { request } => Some(request.clone()),
+                _ => None,
+            });
+            if let Some(request) = found {
+                return request;
+            }
+            tokio::task::yield_now().await;
+        }
+    }
+
+    #[tokio::test]
+    async fn nobody_to_answer_refuses_at_once_with_the_way_out() {
+        let (gate, events) = gate();
+        let decision = gate
+            .before_tool_call(&bash("c1", "ls -la"), &CancellationToken::new())
+            .await;
+        let ToolCallDecision::Block { reason } = decision else {
+            panic!("{decision:?}");
+        };
+        assert!(reason.contains("--allow 'Bash(ls -la)'"), "{reason}");
+        assert!(reason.contains("`read-only` mode"), "{reason}");
+        assert!(events.lock().unwrap().is_empty(), "nothing asked");
+    }
+
+    #[tokio::test]
+    async fn allow_for_the_session_covers_the_same_call_again_and_shows_as_a_session_rule() {
+        let (gate, events) = gate();
+        gate.set_answerable(true);
+        let waiting = {
+            let gate = gate.clone();
+            tokio::spawn(async move {
+                gate.before_tool_call(&bash("c1", "ls -la"), &CancellationToken::new())
+                    .await
+            })
+        };
+        let request = requested(&events).await;
+        assert_eq!(request.command.as_deref(), Some("ls -la"));
+        assert_eq!(request.always_rule.as_deref(), Some("Bash(ls -la)"));
+        gate.answer(&request.request_id, PermissionDecision::AllowSession, None)
+            .unwrap();
+        assert_eq!(waiting.await.unwrap(), ToolCallDecision::Allow);
+        assert!(gate
+            .answer(&request.request_id, PermissionDecision::Deny, None)
+            .is_err());
+        // The same command again: no question.
+        let again = gate
+            .before_tool_call(&bash("c2", "ls -la"), &CancellationToken::new())
+            .await;
+        assert_eq!(again, ToolCallDecision::Allow);
+        let rules = gate.guard().policy().rules;
+        assert!(rules
+            .iter()
+            .any(|r| r.source == RuleSource::Session && r.rule.to_string() == "Bash(ls -la)"));
+    }
+
+    #[tokio::test]
+    async fn an_aborted_run_denies_what_it_waited_for() {
+        let (gate, events) = gate();
+        gate.set_answerable(true);
+        let cancel = CancellationToken::new();
+        let waiting = {
+            let (gate, cancel) = (gate.clone(), cancel.clone());
+            tokio::spawn(async move { gate.before_tool_call(&bash("c1", "pwd"), &cancel).await })
+        };
+        let request = requested(&events).await;
+        cancel.cancel();
+        assert!(matches!(
+            waiting.await.unwrap(),
+            ToolCallDecision::Block { .. }
+        ));
+        let resolved = events.lock().unwrap().iter().any(|e| {
+            matches!(e, CodingEvent::PermissionResolved { request_id, decision: PermissionDecision::Deny } if *request_id == request.request_id)
+        });
+        assert!(resolved, "the dialog is told the request is over");
+        assert!(gate.waiting().is_empty());
     }
 }
