@@ -110,6 +110,37 @@ impl Drop for Tmux {
     }
 }
 
+/// `arbor` in a tmux pane in `dir`, on the mock provider's `api` endpoint, with a fresh data
+/// folder (kept alive by the second value).
+fn start_arbor(
+    dir: &std::path::Path,
+    mock: &MockProvider,
+    api: WireApi,
+) -> (Tmux, tempfile::TempDir) {
+    let data = tempfile::tempdir().unwrap();
+    let args: Vec<String> = [
+        "--api",
+        api.as_str(),
+        "--base-url",
+        &mock.url_for(api),
+        "--model",
+        "m",
+        "--api-key",
+        "k",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    let data_path = data.path().display().to_string();
+    let tmux = Tmux::start(
+        dir,
+        ("ARBOR_DATA_DIR", &data_path),
+        env!("CARGO_BIN_EXE_arbor"),
+        &args,
+    );
+    (tmux, data)
+}
+
 fn rand_suffix() -> u128 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -138,28 +169,7 @@ async fn a_conversation_with_a_tool_a_spinner_and_ctrl_c() {
                 .delay_ms(300),
         );
     let mock = MockProvider::start(script).await.unwrap();
-    let data = tempfile::tempdir().unwrap();
-    let api = WireApi::AnthropicMessages;
-    let args: Vec<String> = [
-        "--api",
-        api.as_str(),
-        "--base-url",
-        &mock.url_for(api),
-        "--model",
-        "m",
-        "--api-key",
-        "k",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect();
-    let data_path = data.path().display().to_string();
-    let tmux = Tmux::start(
-        dir.path(),
-        ("ARBOR_DATA_DIR", &data_path),
-        env!("CARGO_BIN_EXE_arbor"),
-        &args,
-    );
+    let (tmux, _data) = start_arbor(dir.path(), &mock, WireApi::AnthropicMessages);
     tmux.wait_for("/help for commands");
 
     tmux.keys(&["what do the notes say?", "Enter"]);
@@ -235,28 +245,7 @@ async fn a_permission_request_is_answered_at_the_prompt() {
         ))
         .turn(Turn::text("Left the second alone."));
     let mock = MockProvider::start(script).await.unwrap();
-    let data = tempfile::tempdir().unwrap();
-    let api = WireApi::OpenAiCompletions;
-    let args: Vec<String> = [
-        "--api",
-        api.as_str(),
-        "--base-url",
-        &mock.url_for(api),
-        "--model",
-        "m",
-        "--api-key",
-        "k",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect();
-    let data_path = data.path().display().to_string();
-    let tmux = Tmux::start(
-        dir.path(),
-        ("ARBOR_DATA_DIR", &data_path),
-        env!("CARGO_BIN_EXE_arbor"),
-        &args,
-    );
+    let (tmux, _data) = start_arbor(dir.path(), &mock, WireApi::OpenAiCompletions);
     tmux.wait_for("/help for commands");
     tmux.keys(&["write the first", "Enter"]);
     let screen = tmux.wait_for("Answer: /yes");
