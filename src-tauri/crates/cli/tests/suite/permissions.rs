@@ -277,3 +277,81 @@ async fn a_repositorys_own_rules_file_can_only_tighten() {
         "a repository's allow rules are ignored"
     );
 }
+
+/// `ARBOR_SANDBOX_BACKEND` forces a backend: `landlock` (the reduced one, said so) still
+/// confines a command; `none` makes every command ask, so `-p` refuses it unless
+/// `--permission-mode full` — never a silent run without a sandbox.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forced_backend_is_used_and_without_one_print_mode_refuses_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let away = outside();
+    let target = away.path().join("escaped.txt");
+    let arbor = Arbor::new();
+    let cwd = dir.path().display().to_string();
+    for (backend, summary) in [
+        ("landlock", "reduced: Landlock"),
+        ("none", "none: every command asks"),
+    ] {
+        let mut command = arbor.command();
+        command
+            .env("ARBOR_SANDBOX_BACKEND", backend)
+            .args(["-C", &cwd, "permissions", "--json"]);
+        let listed = support::finish(command.output().await.unwrap());
+        let view: Value = serde_json::from_str(&listed.stdout).unwrap();
+        assert_eq!(view["sandbox"]["backend"], backend, "{view}");
+        assert!(
+            view["sandbox"]["summary"]
+                .as_str()
+                .unwrap()
+                .starts_with(summary),
+            "{view}"
+        );
+    }
+    let script = || {
+        Script::new()
+            .turn(Turn::stream().tool_call(
+                "bash",
+                json!({"command": format!("echo in > inside.txt; echo out > {}", target.display())}),
+            ))
+            .turn(Turn::text("Done."))
+    };
+    let run = |backend: &'static str, mock: &MockProvider, extra: &[&str]| {
+        let mut command = arbor.command();
+        command
+            .env("ARBOR_SANDBOX_BACKEND", backend)
+            .args(["-C", &cwd]);
+        command.args(support::endpoint_args(mock, WireApi::OpenAiCompletions));
+        command.args(extra).args(["-p", "go"]);
+        command
+    };
+    // Landlock: the project writable, outside not.
+    let mock = MockProvider::start(script()).await.unwrap();
+    let out = support::finish(run("landlock", &mock, &[]).output().await.unwrap());
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(dir.path().join("inside.txt").exists());
+    assert!(!target.exists(), "Landlock let a write out");
+    // No sandbox: refused without asking, nothing ran.
+    std::fs::remove_file(dir.path().join("inside.txt")).unwrap();
+    let mock = MockProvider::start(script()).await.unwrap();
+    let out = support::finish(run("none", &mock, &[]).output().await.unwrap());
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(
+        !dir.path().join("inside.txt").exists(),
+        "a command ran with no sandbox"
+    );
+    assert!(
+        second_request(&mock).contains("no sandbox on this machine"),
+        "{}",
+        second_request(&mock)
+    );
+    // …unless the user says so for the run.
+    let mock = MockProvider::start(script()).await.unwrap();
+    let out = support::finish(
+        run("none", &mock, &["--permission-mode", "full"])
+            .output()
+            .await
+            .unwrap(),
+    );
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(target.exists(), "full mode runs the command");
+}

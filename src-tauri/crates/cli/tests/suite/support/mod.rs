@@ -97,7 +97,7 @@ impl Arbor {
     }
 }
 
-fn finish(output: Output) -> Run {
+pub fn finish(output: Output) -> Run {
     Run {
         status: output.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
