@@ -13,7 +13,7 @@ use arbor_protocol::views::permissions::{
 use arbor_protocol::CodingEvent;
 
 use crate::live::LiveSession;
-use crate::permissions::{sandbox_status, view, PermissionSetup};
+use crate::permissions::{view, PermissionSetup};
 use crate::AppError;
 
 /// The guard, the gate, and what the session's permissions were set up from.
@@ -34,7 +34,6 @@ impl SessionPermissions {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
-            sandbox: sandbox_status(),
         });
         let guard = Arc::new(PermissionGuard::new(setup.policy.clone()));
         let gate = Arc::new(PermissionGate::new(guard.clone()));

@@ -33,7 +33,6 @@ pub struct PermissionSetup {
     pub origin: Option<String>,
     /// The secret-path list as written (`~/.ssh`).
     pub secret_entries: Vec<String>,
-    pub sandbox: SandboxStatus,
 }
 
 /// This machine's sandbox, as the settings show it.
@@ -163,19 +162,19 @@ pub fn load_setup(
         .collect();
     // Arbor's own data: the conversation history, snapshots, settings.
     secret_paths.push(arbor_permissions::paths::resolve_existing(data_dir));
-    let sandbox = sandbox_status();
+    // Found in the background: the trial run of the sandbox must not delay the first request.
+    arbor_sandbox::detect_in_background();
     Ok(PermissionSetup {
         policy: Policy {
             mode,
             project: arbor_permissions::paths::resolve_existing(project_root),
             rules,
             secret_paths,
-            sandbox: sandbox.backend,
+            sandbox: arbor_permissions::SandboxProbe::new(arbor_coding::workspace::sandbox_backend),
         },
         trusted,
         origin: stored.and_then(|s| s.origin_url),
         secret_entries,
-        sandbox,
     })
 }
 
@@ -218,7 +217,7 @@ pub fn view(setup: &PermissionSetup, policy: &Policy) -> PermissionsView {
         origin: setup.origin.clone().filter(|_| !setup.trusted),
         rules,
         secret_paths: setup.secret_entries.clone(),
-        sandbox: setup.sandbox.clone(),
+        sandbox: sandbox_status(),
     }
 }
 

@@ -318,7 +318,7 @@ mod tests {
             project: PathBuf::from("/work/p"),
             rules: Vec::new(),
             secret_paths: Vec::new(),
-            sandbox: SandboxBackend::Bubblewrap,
+            sandbox: crate::policy::SandboxProbe::fixed(SandboxBackend::Bubblewrap),
         }));
         let gate = Arc::new(PermissionGate::new(guard));
         let events: Arc<Mutex<Vec<CodingEvent>>> = Arc::default();

@@ -255,7 +255,7 @@ fn permitted(evaluation: &Evaluation, granted: bool) -> Result<(), Refusal> {
 /// read-only, and what the escalation adds.
 fn confine(policy: &Policy, escalation: Option<&Escalation>) -> Confinement {
     if policy.mode == PermissionMode::Full
-        || policy.sandbox == SandboxBackend::None
+        || policy.sandbox.get() == SandboxBackend::None
         || escalation.is_some_and(|e| e.unsandboxed)
     {
         return Confinement {

@@ -28,5 +28,5 @@ pub mod shell;
 
 pub use gate::{PermissionGate, UnknownRequest};
 pub use guard::{Confinement, PermissionGuard, Refusal};
-pub use policy::{Action, Escalation, Evaluation, Policy, SourcedRule};
+pub use policy::{Action, Escalation, Evaluation, Policy, SandboxProbe, SourcedRule};
 pub use rule::{FileAccess, Rule, RuleError};

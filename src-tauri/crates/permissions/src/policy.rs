@@ -8,6 +8,7 @@
 //! which needs none); with no sandbox on the machine every command asks (but in `full`).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use arbor_protocol::views::permissions::{
     PermissionMode, PermissionPart, RuleEffect, RuleSource, SandboxBackend,
@@ -83,6 +84,33 @@ pub struct Evaluation {
     pub always_rule: Option<String>,
 }
 
+/// The machine's sandbox, found when first needed: finding it starts a trial process, which
+/// must not delay a session's start (its first request); a command is judged only after.
+#[derive(Clone)]
+pub struct SandboxProbe(Arc<dyn Fn() -> SandboxBackend + Send + Sync>);
+
+impl SandboxProbe {
+    /// A probe that calls `find` (which should cache its answer).
+    pub fn new(find: impl Fn() -> SandboxBackend + Send + Sync + 'static) -> Self {
+        Self(Arc::new(find))
+    }
+
+    /// A known backend (tests, a front end that already looked).
+    pub fn fixed(backend: SandboxBackend) -> Self {
+        Self::new(move || backend)
+    }
+
+    pub fn get(&self) -> SandboxBackend {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for SandboxProbe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SandboxProbe")
+    }
+}
+
 /// A project's permissions.
 #[derive(Debug, Clone)]
 pub struct Policy {
@@ -93,7 +121,7 @@ pub struct Policy {
     /// Resolved secret paths (the list in the settings plus Arbor's data folder).
     pub secret_paths: Vec<PathBuf>,
     /// The sandbox commands would run in (`None`: no sandbox on this machine).
-    pub sandbox: SandboxBackend,
+    pub sandbox: SandboxProbe,
 }
 
 impl Policy {
@@ -282,7 +310,7 @@ impl Policy {
         }
         let full = self.mode == PermissionMode::Full;
         let escalates = escalation.is_some() && !full;
-        let no_sandbox = self.sandbox == SandboxBackend::None && !full;
+        let no_sandbox = !full && self.sandbox.get() == SandboxBackend::None;
         let asking = parts.iter().any(|p| p.verdict == RuleEffect::Ask);
         let verdict = if asking || escalates || no_sandbox {
             RuleEffect::Ask

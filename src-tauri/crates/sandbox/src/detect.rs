@@ -68,6 +68,16 @@ pub fn helper_path() -> Option<PathBuf> {
     HELPER.get().cloned()
 }
 
+/// Starts finding this machine's sandbox on a thread of its own, so that [`detect`] answers at
+/// once later (a session's start does not wait for the trial run).
+pub fn detect_in_background() {
+    let _ = std::thread::Builder::new()
+        .name("arbor-sandbox-detect".into())
+        .spawn(|| {
+            detect();
+        });
+}
+
 /// This machine's sandbox (found once; forced by `ARBOR_SANDBOX_BACKEND`).
 pub fn detect() -> Detected {
     static DETECTED: OnceLock<Detected> = OnceLock::new();

@@ -29,7 +29,7 @@ pub mod seccomp;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-pub use detect::{detect, helper_path, register_helper, Backend, Detected};
+pub use detect::{detect, detect_in_background, helper_path, register_helper, Backend, Detected};
 
 /// The first argument that turns Arbor's binaries (and `arbor-sandbox`) into the helper.
 pub const HELPER_ARG: &str = "__arbor_sandbox_exec";

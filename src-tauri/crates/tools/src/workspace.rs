@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use arbor_permissions::paths::{resolve_existing, secret_path, DEFAULT_SECRET_PATHS};
-use arbor_permissions::{FileAccess, PermissionGuard, Policy};
+use arbor_permissions::{FileAccess, PermissionGuard, Policy, SandboxProbe};
 use arbor_protocol::views::permissions::{PermissionMode, SandboxBackend};
 
 /// The `workspace` mode over `cwd` with the default secret paths and this machine's sandbox.
@@ -25,7 +25,7 @@ pub fn default_policy(cwd: &Path) -> Policy {
             .iter()
             .filter_map(|entry| secret_path(entry))
             .collect(),
-        sandbox: sandbox_backend(),
+        sandbox: SandboxProbe::new(sandbox_backend),
     }
 }
 

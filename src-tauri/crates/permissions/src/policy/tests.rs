@@ -14,7 +14,7 @@ fn policy(mode: PermissionMode, rules: &[(&str, RuleEffect)]) -> Policy {
             })
             .collect(),
         secret_paths: vec![PathBuf::from("/home/u/.ssh"), PathBuf::from("/data/arbor")],
-        sandbox: SandboxBackend::Bubblewrap,
+        sandbox: SandboxProbe::fixed(SandboxBackend::Bubblewrap),
     }
 }
 
@@ -219,7 +219,7 @@ fn escalations_always_ask_but_in_full_and_no_sandbox_asks_everything() {
         RuleEffect::Allow
     );
     let mut bare = policy(PermissionMode::Workspace, &[]);
-    bare.sandbox = SandboxBackend::None;
+    bare.sandbox = SandboxProbe::fixed(SandboxBackend::None);
     let asked = bash(&bare, "ls");
     assert_eq!(asked.verdict, RuleEffect::Ask);
     assert!(asked.summary.contains("no sandbox"), "{}", asked.summary);
