@@ -14,7 +14,7 @@ use grep_searcher::{BinaryDetection, SearcherBuilder};
 use arbor_fs::write_atomic;
 use arbor_tools::special::special_kind;
 use arbor_tools::walk::walker;
-use arbor_tools::workspace::{check_project_root, create_dirs_within};
+use arbor_tools::workspace::{arbor_owned_paths, check_project_root, create_dirs_within};
 
 /// Largest file `read` hands a script, and largest content `write` takes.
 pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
@@ -72,6 +72,16 @@ impl WorkspaceHost {
         let mut real = existing.canonicalize().map_err(|_| outside())?;
         if !real.starts_with(&self.root) {
             return Err(outside());
+        }
+        // Arbor's data folder may lie inside the project (Arbor run in the home folder): the
+        // conversation history and snapshots are not the script's to read.
+        if arbor_owned_paths()
+            .iter()
+            .any(|folder| real.starts_with(folder))
+        {
+            return Err(HostError(format!(
+                "{path} is inside Arbor's own data folder: scripts may not use it"
+            )));
         }
         for name in rest.into_iter().rev() {
             real.push(name);
@@ -189,7 +199,7 @@ impl Host for WorkspaceHost {
             .binary_detection(BinaryDetection::quit(b'\x00'))
             .build();
         let mut hits = Vec::new();
-        let mut files: Vec<PathBuf> = walker(&root, Vec::new())
+        let mut files: Vec<PathBuf> = walker(&root, arbor_owned_paths())
             .build()
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
@@ -226,7 +236,7 @@ impl Host for WorkspaceHost {
             .map_err(|e| HostError(format!("invalid glob {pattern:?}: {e}")))?
             .compile_matcher();
         let mut found = Vec::new();
-        for entry in walker(&self.root, Vec::new())
+        for entry in walker(&self.root, arbor_owned_paths())
             .build()
             .filter_map(Result::ok)
         {
@@ -274,5 +284,23 @@ mod tests {
         }
         assert!(!dir.path().join(".git/hooks/pre-commit").exists());
         assert!(!dir.path().join(".arbor").exists());
+    }
+
+    #[test]
+    fn scripts_never_see_arbors_own_data_folder_inside_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join(".local/share/arbor");
+        std::fs::create_dir_all(&data).unwrap();
+        std::fs::write(data.join("arbor.db"), "the whole conversation history").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "the whole story").unwrap();
+        arbor_tools::workspace::protect_arbor_path(&data);
+        let host = WorkspaceHost::new(dir.path()).unwrap();
+        let error = host.read(".local/share/arbor/arbor.db").unwrap_err();
+        assert!(error.0.contains("Arbor's own data folder"), "{}", error.0);
+        assert!(host.ls(".local/share/arbor").is_err());
+        let hits = host.grep("whole", None).unwrap();
+        let paths: Vec<_> = hits.iter().map(|h| h.path.as_str()).collect();
+        assert_eq!(paths, ["notes.txt"]);
+        assert_eq!(host.find("*.db").unwrap(), Vec::<String>::new());
     }
 }

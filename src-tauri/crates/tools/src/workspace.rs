@@ -122,6 +122,15 @@ pub fn protect_arbor_path(path: &Path) {
     }
 }
 
+/// Arbor's own folders in this process (see [`protect_arbor_path`]): walks skip them and
+/// model-written scripts may not use them.
+pub fn arbor_owned_paths() -> Vec<PathBuf> {
+    protected_paths()
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone()
+}
+
 /// A write a tool must not make: the target lies in Arbor's own data.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
