@@ -5,4 +5,6 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 bash scripts/setup.sh app
 npm run --silent ui:build
+# The sandbox's helper beside the app: commands start it instead of re-executing the app.
+cargo build --quiet -p arbor-sandbox --bin arbor-sandbox
 exec cargo run --quiet --bin arbor-desktop -- "$@"
