@@ -9,7 +9,7 @@ use arbor_permissions::paths::{secret_path, DEFAULT_SECRET_PATHS};
 use arbor_permissions::{Policy, Rule, SourcedRule};
 use arbor_protocol::views::permissions::{
     PermissionLists, PermissionMode, PermissionRule, PermissionsView, RuleEffect, RuleSource,
-    SandboxBackend, SandboxStatus,
+    SandboxStatus,
 };
 use arbor_protocol::views::settings::Settings;
 use arbor_store::Store;
@@ -37,15 +37,9 @@ pub struct PermissionSetup {
 
 /// This machine's sandbox, as the settings show it.
 pub fn sandbox_status() -> SandboxStatus {
-    let detected = arbor_sandbox::detect();
     SandboxStatus {
-        backend: match detected.backend {
-            arbor_sandbox::Backend::Bubblewrap { .. } => SandboxBackend::Bubblewrap,
-            arbor_sandbox::Backend::Landlock { .. } => SandboxBackend::Landlock,
-            arbor_sandbox::Backend::Seatbelt => SandboxBackend::Seatbelt,
-            arbor_sandbox::Backend::None { .. } => SandboxBackend::None,
-        },
-        summary: detected.summary,
+        backend: arbor_coding::workspace::sandbox_backend(),
+        summary: arbor_sandbox::detect().summary,
     }
 }
 

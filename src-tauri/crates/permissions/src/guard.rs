@@ -174,25 +174,9 @@ impl PermissionGuard {
         lock(&self.session_allowed).contains(&fingerprint(action))
     }
 
-    /// Whether `path` (resolved) is on the secret-path list: walks skip it.
-    pub fn is_hidden(&self, path: &Path) -> bool {
-        self.policy().secret_containing(path).is_some()
-    }
-
     /// The secret paths (walks skip what lies in them).
     pub fn hidden_paths(&self) -> Vec<PathBuf> {
         self.policy().secret_paths
-    }
-
-    /// `raw` resolved, when the call `call_id` may `access` it.
-    pub fn check_file(
-        &self,
-        call_id: &str,
-        access: FileAccess,
-        raw: &str,
-    ) -> Result<PathBuf, Refusal> {
-        let project = self.policy().project;
-        self.check_path(call_id, access, &resolve(&project, raw))
     }
 
     /// `path` with its links followed, when the call `call_id` may `access` it.

@@ -64,8 +64,6 @@ pub struct Wrapped {
 pub enum SandboxError {
     #[error("there is no sandbox on this machine ({0})")]
     Unavailable(String),
-    #[error("the sandbox could not be set up: {0}")]
-    Setup(String),
 }
 
 impl SandboxError {
