@@ -183,15 +183,30 @@ fn attacks(scene: &Scene) -> Vec<Attack> {
 
 /// A process outside the sandbox with a key in its environment and a marker on its command
 /// line: what `/proc` must not give away.
+/// Returns once the victim runs with both (right after `fork` its `/proc` entries still show
+/// the test's own: an attack then would read nothing and prove nothing).
 fn spawn_victim() -> std::process::Child {
-    Command::new("python3")
+    let child = Command::new("python3")
         .args(["-c", "import time; time.sleep(30)", "victim-cmdline-marker"])
         .env("ARBOR_FAKE_KEY", "sk-victim-marker")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let ready = |file: &str, marker: &str| {
+        std::fs::read(format!("/proc/{}/{file}", child.id()))
+            .is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(marker))
+    };
+    while !(ready("environ", "sk-victim-marker") && ready("cmdline", "victim-cmdline-marker")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the victim process did not start"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child
 }
 
 fn run_attacks(backend: &Backend, as_user: Option<&str>) -> Vec<String> {
