@@ -120,6 +120,16 @@ error_codes! {
     AuthRequired = "auth_required",
     DiskFull = "disk_full",
     Cancelled = "cancelled",
+    // Worktrees, review, commit, merge, push.
+    NotARepository = "not_a_repository",
+    InvalidWorktreeName = "invalid_worktree_name",
+    WorktreeExists = "worktree_exists",
+    /// The main checkout has uncommitted changes a merge would overwrite.
+    CheckoutDirty = "checkout_dirty",
+    /// A review's hunk no longer matches the file: review again.
+    StaleReview = "stale_review",
+    NothingToCommit = "nothing_to_commit",
+    PushRejected = "push_rejected",
     // The model's tools and scripts.
     InvalidTool = "invalid_tool",
     UnknownTool = "unknown_tool",

@@ -6,9 +6,13 @@
 //!   point, and what is never recorded (Arbor's own data, its temporary files).
 //! - [`clone`]: cloning a repository into a workspace, with progress, cancel, a token only for
 //!   its host, and nothing half-made.
+//! - [`worktrees`]: a session's own checkout on its own branch `arbor/<name>` (create, status,
+//!   archive and restore the folder, `.worktreeinclude`), the review of what it changed,
+//!   discarding a file or hunk, commit, merge into its base and push.
 //!
 //! Knows nothing of sessions, tools or the store; `arbor-coding` re-exports both modules under
 //! their old paths.
 
 pub mod clone;
 pub mod snapshots;
+pub mod worktrees;

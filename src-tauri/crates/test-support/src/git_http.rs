@@ -4,7 +4,8 @@
 //! user name, the given token as password, as GitHub takes tokens), a paced mode (so a clone
 //! can be cancelled, or its progress watched, mid-transfer) and a mode that breaks the
 //! connection in the middle of the pack. [`make_repository`] builds a bare repository to serve
-//! with the `git` command.
+//! with the `git` command. A server with a token takes pushes (`git http-backend` needs an
+//! authenticated user for `receive-pack`).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -151,7 +152,12 @@ fn serve(
         }
     }
     let (path, query) = target.split_once('?').unwrap_or((&target, ""));
-    let mut child = Command::new("git")
+    let mut backend = Command::new("git");
+    // `git http-backend` takes pushes only from an authenticated user.
+    if options.token.is_some() {
+        backend.env("REMOTE_USER", "arbor-test");
+    }
+    let mut child = backend
         .arg("http-backend")
         .env("GIT_PROJECT_ROOT", root)
         .env("GIT_HTTP_EXPORT_ALL", "1")

@@ -10,6 +10,7 @@
 //! | [`permissions`] | the project's mode, rules, the sandbox, a permission request |
 //! | [`settings`] | the settings file and custom endpoints |
 //! | [`clone`] | the clone form and its progress |
+//! | [`worktrees`] | a project's worktrees, a review of what one changed, commit, merge, push |
 //!
 //! Made by the session API (`arbor-app`) and the crates under it from the store and the
 //! catalogue; a store row never crosses as it is (the store's rows are converted in `arbor-app`).
@@ -20,6 +21,7 @@ pub mod code;
 pub mod permissions;
 pub mod settings;
 pub mod tools;
+pub mod worktrees;
 
 use serde::Serialize;
 
