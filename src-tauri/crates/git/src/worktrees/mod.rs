@@ -269,7 +269,6 @@ pub fn create(new: &NewWorktree) -> Result<CreatedWorktree, WorktreeError> {
     options.reference(Some(branch.get()));
     if let Err(error) = repo.worktree(&new.name, &new.folder, Some(&options)) {
         // Leave nothing half-made: the branch goes, and so does a folder git began.
-        drop(options);
         if let Ok(mut branch) = repo.find_branch(&branch_name, BranchType::Local) {
             let _ = branch.delete();
         }
