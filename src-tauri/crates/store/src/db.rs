@@ -39,6 +39,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0006_permissions",
         include_str!("../migrations/0006_permissions.sql"),
     ),
+    (
+        "0007_worktrees",
+        include_str!("../migrations/0007_worktrees.sql"),
+    ),
 ];
 
 /// The schema version this build creates and understands (`PRAGMA user_version`).

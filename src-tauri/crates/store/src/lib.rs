@@ -15,7 +15,7 @@
 //! in `PRAGMA user_version`; `PRAGMA application_id` marks the file as Arbor's, so a foreign or
 //! corrupt file is refused ([`StoreError::NotArborDatabase`]) instead of being modified.
 //!
-//! # Schema (version 5)
+//! # Schema (version 7)
 //!
 //! ```text
 //! projects  id PK, root UNIQUE, origin_url, created_at, last_opened_at
@@ -40,6 +40,12 @@
 //!           the model's, pinned to its content hash ([`ToolApproval`])
 //! tool_runs id PK, project_id → projects ON DELETE CASCADE, name, hash, arguments, result,
 //!           is_error, duration_ms, created_at ([`ToolRun`])
+//! projects (6) + permission_mode, trusted; permission_rules project_id → projects, effect,
+//!           rule, created_at: a project's mode, trust and saved rules
+//! worktrees project_id PK (the worktree folder's own project row), main_project_id →
+//!           projects, name UNIQUE per main project, branch, base_branch, base_commit,
+//!           archived_snapshot, archived_at, created_at ([`WorktreeRow`])
+//! approved_setups project_id, hash PK: worktree setup commands the user approved, pinned
 //! nodes_fts FTS5 external-content table over nodes.text (rowid = nodes.seq), kept in step by
 //!           triggers; search joins back to nodes / sessions / projects for filtering
 //! ```
@@ -94,6 +100,7 @@ mod sessions;
 mod stats;
 mod tools;
 mod tree;
+mod worktrees;
 
 pub use appended::AppendedNode;
 pub use db::{Store, APPLICATION_ID, BUSY_TIMEOUT, DB_FILE_NAME, SCHEMA_VERSION};
@@ -107,3 +114,4 @@ pub use permissions::{ProjectPermissions, StoredRule};
 pub use search::fts_query;
 pub use stats::{NodeUsage, SessionStats};
 pub use tools::{ApprovalStatus, NewToolApproval, NewToolRun, ToolApproval, ToolRun};
+pub use worktrees::{NewWorktreeRow, WorktreeRow};
