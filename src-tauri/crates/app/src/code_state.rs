@@ -36,7 +36,7 @@ pub fn code_tracker(data_dir: &Path, project: &Project) -> Arc<CodeTracker> {
             extra_ignores,
             // Arbor's own data (arbor.db, its WAL, every shadow repository) may lie inside the
             // project (`arbor` run in `$HOME`): never recorded, restored or diffed.
-            protected_paths: vec![data_dir.to_owned()],
+            protected_paths: crate::data_dir::owned_data_paths(data_dir),
             ..SnapshotOptions::default()
         },
     )

@@ -27,3 +27,62 @@ pub fn resolve_data_dir(explicit: Option<&Path>) -> Result<PathBuf, AppError> {
         .map(|dir| dir.join("arbor"))
         .ok_or(AppError::NoDataDir)
 }
+
+/// The data folder's subfolders that hold projects rather than Arbor's own data: clones (the
+/// default workspaces folder) and worktrees. Tools work inside them like in any project.
+pub const PROJECT_FOLDERS: &[&str] = &["workspaces", "worktrees"];
+
+/// What Arbor owns in the data folder: the database and its journal, snapshots, the model's
+/// tools, settings — everything but [`PROJECT_FOLDERS`]. Tools never write there, commands do
+/// not see it, snapshots never record it. Known names are listed whether they exist yet or
+/// not, so a file made later is covered too.
+pub fn owned_data_paths(data_dir: &Path) -> Vec<PathBuf> {
+    const KNOWN: &[&str] = &[
+        "arbor.db",
+        "arbor.db-wal",
+        "arbor.db-shm",
+        "arbor.db-journal",
+        "snapshots",
+        "tools",
+        "settings.json",
+        "models.json",
+        "clone-folders.txt",
+    ];
+    let mut paths: Vec<PathBuf> = KNOWN.iter().map(|name| data_dir.join(name)).collect();
+    if let Ok(entries) = std::fs::read_dir(data_dir) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let path = entry.path();
+            if !PROJECT_FOLDERS.iter().any(|p| name == *p) && !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+    }
+    paths
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owned_paths_leave_out_the_folders_that_hold_projects() {
+        let dir = tempfile::tempdir().unwrap();
+        for folder in ["workspaces", "worktrees", "snapshots", "other"] {
+            std::fs::create_dir(dir.path().join(folder)).unwrap();
+        }
+        let owned = owned_data_paths(dir.path());
+        assert!(
+            owned.contains(&dir.path().join("arbor.db")),
+            "listed before it exists"
+        );
+        assert!(owned.contains(&dir.path().join("snapshots")));
+        assert!(
+            owned.contains(&dir.path().join("other")),
+            "anything else found there"
+        );
+        assert!(!owned
+            .iter()
+            .any(|p| p.ends_with("worktrees") || p.ends_with("workspaces")));
+    }
+}

@@ -54,6 +54,20 @@ pub enum AppError {
     Clone(#[from] arbor_coding::clone::CloneError),
     #[error(transparent)]
     Toolbox(#[from] arbor_coding::skills::ToolboxError),
+    #[error(transparent)]
+    Worktree(#[from] arbor_coding::worktrees::WorktreeError),
+    #[error(transparent)]
+    Snapshot(#[from] arbor_coding::snapshots::SnapshotError),
+    #[error("this project has no worktree named `{0}`: `arbor worktrees list` shows them")]
+    NoSuchWorktree(String),
+    #[error("the worktree `{0}` is archived: restore it first")]
+    WorktreeArchived(String),
+    #[error(
+        "the setup command `{0}` from .arbor/worktree.toml is not approved for this project:          approve it first (it runs in every new worktree)"
+    )]
+    SetupNotApproved(String),
+    #[error(".arbor/worktree.toml: {0}")]
+    WorktreeConfig(String),
     #[error("the key is empty: paste the key itself")]
     EmptyKey,
     #[error("{0}")]
@@ -98,6 +112,12 @@ impl AppError {
             AppError::Endpoint(error) => error.code(),
             AppError::EmptyKey => ErrorCode::EmptyKey,
             AppError::Clone(error) => error.code(),
+            AppError::Worktree(error) => error.code(),
+            AppError::Snapshot(error) => error.code(),
+            AppError::NoSuchWorktree(_) => ErrorCode::NotFound,
+            AppError::WorktreeArchived(_) => ErrorCode::InvalidCommand,
+            AppError::SetupNotApproved(_) => ErrorCode::PermissionDenied,
+            AppError::WorktreeConfig(_) => ErrorCode::InvalidSettings,
             AppError::Unsupported(_) => ErrorCode::Unsupported,
             AppError::Rule(error) => error.code(),
             AppError::PermissionRequest(error) => error.code(),

@@ -65,6 +65,8 @@ pub mod stored;
 pub mod tree_view;
 pub mod user_config;
 pub mod view;
+mod worktree_setup;
+pub mod worktrees;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -137,12 +139,16 @@ pub(crate) fn session_list_items(
     summaries: Vec<arbor_store::SessionSummary>,
 ) -> Result<Vec<SessionListItem>, arbor_store::StoreError> {
     let mut stats = std::collections::HashMap::new();
+    let mut worktrees = std::collections::HashMap::new();
     let mut items = Vec::with_capacity(summaries.len());
     for summary in summaries {
         let project = summary.session.project_id.clone();
         if !stats.contains_key(&project) {
             stats.insert(project.clone(), store.session_stats(&project)?);
+            let worktree = store.worktree_of_project(&project)?.map(|w| w.name);
+            worktrees.insert(project.clone(), worktree);
         }
+        let worktree = worktrees.get(&project).cloned().flatten();
         let figures = stats
             .get(&project)
             .and_then(|by_session| by_session.get(&summary.session.id))
@@ -161,6 +167,7 @@ pub(crate) fn session_list_items(
             node_count: summary.node_count,
             message_count: figures.message_count,
             cost: figures.cost,
+            worktree,
         });
     }
     Ok(items)
@@ -193,7 +200,9 @@ impl ArborApp {
         let catalog = Catalog::load(&data_dir).map_err(AppError::Catalog)?;
         let settings = Settings::load(&data_dir)?;
         let store = Store::open(&data_dir)?;
-        arbor_coding::workspace::protect_arbor_path(&data_dir);
+        for owned in crate::data_dir::owned_data_paths(&data_dir) {
+            arbor_coding::workspace::protect_arbor_path(&owned);
+        }
         let app = Self {
             data_dir,
             catalog: std::sync::RwLock::new(Arc::new(catalog)),
@@ -389,7 +398,12 @@ impl ArborApp {
         let Some(project) = store.find_project(root)? else {
             return Ok(Vec::new());
         };
-        let summaries = store.list_sessions(Some(&project.id), None)?;
+        // With the sessions of its worktrees, most recent first.
+        let mut summaries = store.list_sessions(Some(&project.id), None)?;
+        for worktree in store.worktrees(&project.id)? {
+            summaries.extend(store.list_sessions(Some(&worktree.project_id), None)?);
+        }
+        summaries.sort_by_key(|s| std::cmp::Reverse(s.session.updated_at));
         Ok(session_list_items(&store, summaries)?)
     }
 

@@ -236,7 +236,9 @@ impl LiveSession {
             recorder.with_store(|store| store.path().parent().map(Path::to_owned))
         {
             // No tool writes into Arbor's own data, even when it lies inside the project.
-            arbor_coding::workspace::protect_arbor_path(&data_dir);
+            for owned in crate::data_dir::owned_data_paths(&data_dir) {
+                arbor_coding::workspace::protect_arbor_path(&owned);
+            }
             let tracker = super::code_tracker(&data_dir, &recorder.project());
             tracker.warm_up();
             recorder.set_code_tracker(Some(tracker));

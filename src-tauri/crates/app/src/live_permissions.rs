@@ -87,7 +87,8 @@ impl SessionPermissions {
             // A rule that could not be saved still holds for this session (the session rule
             // the gate keeps); the next session asks again.
             let _ = recorder.with_store(|store| {
-                store.add_permission_rule(&project.id, RuleEffect::Allow.as_str(), text)
+                let owner = store.permissions_owner(&project.id)?;
+                store.add_permission_rule(&owner, RuleEffect::Allow.as_str(), text)
             });
             guard.update(|policy| {
                 policy.rules.push(SourcedRule {
@@ -147,7 +148,10 @@ impl LiveSession {
     pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<PermissionsView, AppError> {
         if let Some(recorder) = &self.recorder {
             let project = recorder.project();
-            recorder.with_store(|store| store.set_permission_mode(&project.id, mode.as_str()))?;
+            recorder.with_store(|store| {
+                let owner = store.permissions_owner(&project.id)?;
+                store.set_permission_mode(&owner, mode.as_str())
+            })?;
         }
         let changed = self.permissions.guard().mode() != mode;
         self.permissions.guard().update(|policy| policy.mode = mode);

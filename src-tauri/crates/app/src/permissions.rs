@@ -110,7 +110,11 @@ pub fn load_setup(
 ) -> Result<PermissionSetup, AppError> {
     let settings = Settings::load(data_dir)?;
     let project = match store {
-        Some(store) => store.find_project(project_root)?,
+        // A worktree works under the permissions of the project it was made from.
+        Some(store) => match store.find_project(project_root)? {
+            Some(found) => Some(store.get_project(&store.permissions_owner(&found.id)?)?),
+            None => None,
+        },
         None => None,
     };
     let stored = match (&project, store) {
@@ -155,7 +159,12 @@ pub fn load_setup(
         .filter_map(|e| secret_path(e))
         .collect();
     // Arbor's own data: the conversation history, snapshots, settings.
-    secret_paths.push(arbor_permissions::paths::resolve_existing(data_dir));
+    // (Not the folders in it that hold projects: clones and worktrees.)
+    secret_paths.extend(
+        crate::data_dir::owned_data_paths(data_dir)
+            .iter()
+            .map(|path| arbor_permissions::paths::resolve_existing(path)),
+    );
     // Found in the background: the trial run of the sandbox must not delay the first request.
     arbor_sandbox::detect_in_background();
     Ok(PermissionSetup {
@@ -215,8 +224,10 @@ pub fn view(setup: &PermissionSetup, policy: &Policy) -> PermissionsView {
     }
 }
 
+/// The project whose permissions hold at `project_root` (a worktree's are its project's).
 fn project_id(store: &Store, project_root: &Path) -> Result<String, AppError> {
-    Ok(store.open_project(project_root, None)?.id)
+    let id = store.open_project(project_root, None)?.id;
+    Ok(store.permissions_owner(&id)?)
 }
 
 /// Saves the project's mode.

@@ -25,7 +25,7 @@ pub mod compaction;
 pub mod request_hook;
 /// Exports, secrets, snapshots and cloning live in their own crates; re-exported under their old paths.
 pub use arbor_export as export;
-pub use arbor_git::{clone, snapshots};
+pub use arbor_git::{clone, snapshots, worktrees};
 pub use arbor_secrets as secrets;
 pub mod sessions;
 /// The model's own tools (`arbor-skills`).

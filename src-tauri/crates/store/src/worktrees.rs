@@ -129,9 +129,24 @@ impl Store {
         Ok(self.conn.query_row(&sql, [project_id], row).optional()?)
     }
 
-    /// Marks a worktree archived in `snapshot` (`None`: its folder is back).
-    pub fn set_worktree_archived(&self, project_id: &str, snapshot: Option<&str>) -> Result<()> {
-        let at = snapshot.map(|_| now_ms());
+    /// The project whose permissions (mode, trust, rules) hold in `project_id`: the project a
+    /// worktree was made from, else the project itself.
+    pub fn permissions_owner(&self, project_id: &str) -> Result<String> {
+        Ok(self
+            .worktree_of_project(project_id)?
+            .map_or_else(|| project_id.to_owned(), |w| w.main_project_id))
+    }
+
+    /// Marks a worktree archived (its folder kept in `snapshot`; `None`: the folder was gone
+    /// already, only its branch is left), or, with `archived` false, its folder back.
+    pub fn set_worktree_archived(
+        &self,
+        project_id: &str,
+        archived: bool,
+        snapshot: Option<&str>,
+    ) -> Result<()> {
+        let at = archived.then(now_ms);
+        let snapshot = snapshot.filter(|_| archived);
         self.write(|c| {
             let changed = c.execute(
                 "UPDATE worktrees SET archived_snapshot = ?2, archived_at = ?3 WHERE project_id = ?1",
@@ -209,14 +224,20 @@ mod tests {
         );
         assert_eq!(store.worktree_of_project(&project.id).unwrap(), None);
         store
-            .set_worktree_archived(&added.project_id, Some("tree123"))
+            .set_worktree_archived(&added.project_id, true, Some("tree123"))
             .unwrap();
         let archived = store.worktree(&project.id, "one").unwrap().unwrap();
         assert_eq!(archived.archived_snapshot.as_deref(), Some("tree123"));
         assert!(archived.archived_at.is_some());
-        store.set_worktree_archived(&added.project_id, None).unwrap();
+        store
+            .set_worktree_archived(&added.project_id, false, None)
+            .unwrap();
         assert_eq!(
-            store.worktree(&project.id, "one").unwrap().unwrap().archived_at,
+            store
+                .worktree(&project.id, "one")
+                .unwrap()
+                .unwrap()
+                .archived_at,
             None
         );
         assert!(!store.setup_approved(&project.id, "h1").unwrap());

@@ -12,3 +12,4 @@ mod keychain;
 mod model_tools;
 mod tree;
 mod view_window;
+mod worktrees;

@@ -193,6 +193,14 @@ impl CodeTracker {
         Ok(outcome)
     }
 
+    /// Keeps `id` reachable under `refs/arbor/keep/<name>` (an archived worktree's files), so
+    /// no clean-up of the shadow repository can ever drop it.
+    pub fn keep(&self, name: &str, id: &SnapshotId) -> Result<(), SnapshotError> {
+        let mut state = self.lock();
+        self.open(&mut state)?
+            .set_reference(&format!("refs/arbor/keep/{name}"), id)
+    }
+
     /// The undo point of the last restore, if there was one.
     pub fn undo_point(&self) -> Result<Option<SnapshotId>, SnapshotError> {
         let mut state = self.lock();

@@ -400,6 +400,16 @@ pub fn remove_folder(repo_root: &Path, name: &str, path: &Path) -> Result<(), Wo
     Ok(())
 }
 
+/// Undoes [`create`] when what follows it failed: the folder, git's record and the branch go.
+pub fn discard_new(repo_root: &Path, name: &str, path: &Path) -> Result<(), WorktreeError> {
+    remove_folder(repo_root, name, path)?;
+    let repo = open_main(repo_root)?;
+    if let Ok(mut branch) = repo.find_branch(&branch_of(name), BranchType::Local) {
+        branch.delete()?;
+    }
+    Ok(())
+}
+
 /// Makes the worktree `name` again at `path`, on its existing branch (restoring an archived
 /// one: the caller then writes the snapshot's files back).
 pub fn add_back(repo_root: &Path, name: &str, path: &Path) -> Result<(), WorktreeError> {

@@ -89,6 +89,9 @@ pub struct SessionListItem {
     /// Messages, and US dollars spent (every branch).
     pub message_count: u64,
     pub cost: f64,
+    /// The worktree it works in (its name), if any.
+    #[ts(optional = nullable)]
+    pub worktree: Option<String>,
 }
 
 /// The session's state: the chat header's figures (model, thinking level, streaming flag,

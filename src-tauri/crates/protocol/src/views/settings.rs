@@ -22,6 +22,10 @@ pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub workspaces_dir: Option<String>,
+    /// Where worktrees go (`<folder>/<project>/<name>`); default `<data dir>/worktrees`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub worktrees_dir: Option<String>,
     /// The host the GitHub token is for (a GitHub Enterprise server); default `github.com`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]

@@ -120,3 +120,35 @@ pub struct PushResult {
     pub url: String,
     pub commit: String,
 }
+
+/// The project's worktree setup command (`setup` in `.arbor/worktree.toml`): it runs in every
+/// new worktree, in the sandbox, once the user approved this exact command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct WorktreeSetup {
+    pub command: String,
+    /// What an approval is pinned to; a changed command asks again.
+    pub hash: String,
+    pub approved: bool,
+}
+
+/// A worktree just made, with the files `.worktreeinclude` copied into it and the setup command
+/// still to run (if the project has one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct WorktreeCreated {
+    pub worktree: WorktreeView,
+    pub included: Vec<String>,
+    #[ts(optional = nullable)]
+    pub setup: Option<WorktreeSetup>,
+}
+
+/// How a setup command ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct SetupOutcome {
+    pub command: String,
+    /// `None`: killed by a signal, or timed out.
+    #[ts(optional = nullable)]
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    /// The command ran in the OS sandbox (bubblewrap or Landlock).
+    pub sandboxed: bool,
+}
