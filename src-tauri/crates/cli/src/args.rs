@@ -94,6 +94,15 @@ pub struct SessionArgs {
     /// Store nothing: the conversation lives in memory only.
     #[arg(long)]
     pub no_session: bool,
+
+    /// Work in a git worktree of this project on its own branch `arbor/NAME`: the worktree
+    /// NAME (made when it does not exist), or a new one (agent-1, agent-2, …).
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
+    pub worktree: Option<String>,
+
+    /// The branch a new worktree starts from (default: the branch the project is on).
+    #[arg(long, value_name = "BRANCH", requires = "worktree")]
+    pub base: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -289,6 +298,33 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// This project's worktrees: list, new, remove (archive, a snapshot kept), restore, prune,
+    /// and the setup command new ones run.
+    Worktrees {
+        #[command(subcommand)]
+        action: Option<crate::worktrees::WorktreesAction>,
+    },
+    /// What a worktree changed against its base: committed, and not yet committed.
+    Review {
+        /// The worktree (default: the one the current folder is).
+        name: Option<String>,
+        /// One line per file.
+        #[arg(long)]
+        stat: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Commit everything in a worktree on its branch, as your git identity.
+    Commit {
+        name: Option<String>,
+        #[arg(short = 'm', long = "message", value_name = "MESSAGE")]
+        message: String,
+    },
+    /// Merge a worktree's branch into its base branch (fast-forward, or a merge commit; a
+    /// conflict changes nothing and exits 1).
+    Merge { name: Option<String> },
+    /// Push a worktree's branch to origin over HTTPS (the GitHub token only to its host).
+    Push { name: Option<String> },
     /// Manage API keys in the OS keychain (and the GitHub token, account `github`).
     Auth {
         #[command(subcommand)]

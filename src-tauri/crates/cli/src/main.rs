@@ -24,6 +24,7 @@ mod session;
 mod stored;
 mod tools;
 mod transfer;
+mod worktrees;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
@@ -157,6 +158,43 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             )?;
             return Ok(ExitCode::SUCCESS);
         }
+        Some(Command::Worktrees { action }) => {
+            let cwd = std::env::current_dir()?;
+            return worktrees::run(
+                &data_dir,
+                &cwd,
+                action.as_ref(),
+                &mut std::io::stdout().lock(),
+            );
+        }
+        Some(Command::Review { name, stat, json }) => {
+            let cwd = std::env::current_dir()?;
+            let out = &mut std::io::stdout().lock();
+            return worktrees::review(&data_dir, &cwd, name.as_deref(), *stat, *json, out);
+        }
+        Some(Command::Commit { name, message }) => {
+            let cwd = std::env::current_dir()?;
+            let out = &mut std::io::stdout().lock();
+            return worktrees::commit(&data_dir, &cwd, name.as_deref(), message, out);
+        }
+        Some(Command::Merge { name }) => {
+            let cwd = std::env::current_dir()?;
+            return worktrees::merge(
+                &data_dir,
+                &cwd,
+                name.as_deref(),
+                &mut std::io::stdout().lock(),
+            );
+        }
+        Some(Command::Push { name }) => {
+            let cwd = std::env::current_dir()?;
+            return worktrees::push(
+                &data_dir,
+                &cwd,
+                name.as_deref(),
+                &mut std::io::stdout().lock(),
+            );
+        }
         Some(Command::Clone {
             url,
             dir,
@@ -221,7 +259,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             selection.model.provider, selection.model.id
         );
     }
-    let cwd = std::env::current_dir()?;
+    let mut cwd = std::env::current_dir()?;
+    if let Some(name) = &cli.sessions.worktree {
+        // The session works in the worktree: a project of its own, under this one's rules.
+        cwd = worktrees::for_session(&data_dir, &cwd, name, cli.sessions.base.as_deref())?;
+        std::env::set_current_dir(&cwd)?;
+    }
     let mut pass_through = settings.tool_env_pass_through.clone();
     pass_through.extend(cli.agent.pass_env.iter().cloned());
     let tool_environment = arbor_app::tool_environment(&catalog, &keys, &pass_through);

@@ -21,3 +21,4 @@ mod secrets_stay_secret;
 mod sessions;
 mod tools;
 mod transfer;
+mod worktrees;
