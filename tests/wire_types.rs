@@ -16,6 +16,14 @@ fn generate(dir: &Path) -> Result<()> {
     arbor_protocol::SessionEvent::export_all(&cfg)?;
     arbor_protocol::ErrorCode::export_all(&cfg)?;
     arbor_protocol::views::permissions::PermissionsView::export_all(&cfg)?;
+    arbor_protocol::views::worktrees::WorktreeView::export_all(&cfg)?;
+    arbor_protocol::views::worktrees::WorktreeCreated::export_all(&cfg)?;
+    arbor_protocol::views::worktrees::ArchivePreview::export_all(&cfg)?;
+    arbor_protocol::views::worktrees::WorktreeReview::export_all(&cfg)?;
+    arbor_protocol::views::worktrees::MergeOutcome::export_all(&cfg)?;
+    arbor_protocol::views::worktrees::CommitResult::export_all(&cfg)?;
+    arbor_protocol::views::worktrees::PushResult::export_all(&cfg)?;
+    arbor_protocol::views::worktrees::SetupOutcome::export_all(&cfg)?;
     arbor_app::SessionView::export_all(&cfg)?;
     arbor_app::BranchPage::export_all(&cfg)?;
     arbor_app::SessionListItem::export_all(&cfg)?;

@@ -31,4 +31,8 @@ node_count: number,
 /**
  * Messages, and US dollars spent (every branch).
  */
-message_count: number, cost: number, };
+message_count: number, cost: number, 
+/**
+ * The worktree it works in (its name), if any.
+ */
+worktree?: string | null, };

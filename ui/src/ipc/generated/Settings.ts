@@ -20,6 +20,10 @@ toolEnvPassThrough?: Array<string>,
  */
 workspacesDir?: string | null, 
 /**
+ * Where worktrees go (`<folder>/<project>/<name>`); default `<data dir>/worktrees`.
+ */
+worktreesDir?: string | null, 
+/**
  * The host the GitHub token is for (a GitHub Enterprise server); default `github.com`.
  */
 githubHost?: string | null, 
