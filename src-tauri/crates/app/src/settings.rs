@@ -88,11 +88,16 @@ impl SettingsFile for Settings {
                 )));
             }
         }
-        if let Some(dir) = &self.workspaces_dir {
-            if !std::path::Path::new(dir).is_absolute() {
-                return Err(SettingsError::Value(format!(
-                    "the workspaces folder `{dir}` must be an absolute path"
-                )));
+        for (what, dir) in [
+            ("workspaces", &self.workspaces_dir),
+            ("worktrees", &self.worktrees_dir),
+        ] {
+            if let Some(dir) = dir {
+                if !std::path::Path::new(dir).is_absolute() {
+                    return Err(SettingsError::Value(format!(
+                        "the {what} folder `{dir}` must be an absolute path"
+                    )));
+                }
             }
         }
         if let Some(secs) = self.stream_idle_timeout_secs {
@@ -157,6 +162,7 @@ mod tests {
             default_thinking: Some("high".into()),
             tool_env_pass_through: vec!["GH_TOKEN".into()],
             workspaces_dir: Some("/srv/work".into()),
+            worktrees_dir: Some("/srv/worktrees".into()),
             github_host: Some("github.example.com".into()),
             snapshot_ignores: vec!["*.bin".into(), "/data/".into()],
             stream_idle_timeout_secs: Some(300),
