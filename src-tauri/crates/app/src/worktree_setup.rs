@@ -122,31 +122,24 @@ impl ArborApp {
         };
         let backend = arbor_sandbox::detect().backend;
         let script = format!("exec 2>&1\n{}", setup.command);
-        let (mut command, sandboxed) = match arbor_sandbox::wrap(
-            &backend,
-            &policy,
-            "bash",
-            &["-c".into(), script.clone().into()],
-        ) {
-            Ok(wrapped) => {
-                let mut command = Command::new(&wrapped.program);
-                command.args(&wrapped.args);
-                for name in &wrapped.remove_env {
-                    command.env_remove(name);
-                }
-                for (name, value) in &wrapped.set_env {
-                    command.env(name, value);
-                }
-                (command, true)
-            }
-            // No sandbox on this machine: the user approved this exact command, which is
-            // what every command asks for there; the outcome says it ran unconfined.
-            Err(_) => {
-                let mut command = Command::new("bash");
-                command.args(["-c", &script]);
-                (command, false)
-            }
-        };
+        // Fails closed: the user approved the command to run in the sandbox, and what it runs
+        // (a dependency's install scripts) comes from the repository.
+        let wrapped = arbor_sandbox::wrap(&backend, &policy, "bash", &["-c".into(), script.into()])
+            .map_err(|error| {
+                AppError::Unsupported(format!(
+                    "the setup command was not run: {error}; run it yourself in {} if you trust it",
+                    worktree.path.display()
+                ))
+            })?;
+        let mut command = Command::new(&wrapped.program);
+        command.args(&wrapped.args);
+        for name in &wrapped.remove_env {
+            command.env_remove(name);
+        }
+        for (name, value) in &wrapped.set_env {
+            command.env(name, value);
+        }
+        let sandboxed = true;
         for variable in self.tool_environment(&[]).withheld() {
             command.env_remove(variable);
         }

@@ -276,9 +276,34 @@ impl ArborApp {
             ))
         })?;
         tracker.keep(&format!("archive/{name}"), &snapshot)?;
-        git::remove_folder(&worktree.main_root, name, &worktree.path)?;
+        // Every file git does not keep must be in the snapshot (a file over the size cap or
+        // matched by the settings' snapshot ignores is not): otherwise nothing is removed.
+        let kept: std::collections::HashSet<String> = tracker
+            .changes(None, &snapshot)?
+            .into_iter()
+            .map(|change| change.path)
+            .collect();
+        let missing: Vec<String> = git::uncommitted_files(&worktree.path)?
+            .into_iter()
+            .filter(|path| worktree.path.join(path).is_file() && !kept.contains(path))
+            .collect();
+        if !missing.is_empty() {
+            return Err(AppError::Unsupported(format!(
+                "{} cannot be kept in a snapshot (too large, or left out by the snapshot \
+                 ignores), so nothing was removed: commit or move them first",
+                missing.join(", ")
+            )));
+        }
+        // Recorded before the folder goes, so a restore always finds the snapshot.
+        self.store()
+            .set_worktree_archived(&worktree.row.project_id, true, Some(&snapshot.0))?;
+        if let Err(error) = git::remove_folder(&worktree.main_root, name, &worktree.path) {
+            let _ = self
+                .store()
+                .set_worktree_archived(&worktree.row.project_id, false, None);
+            return Err(error.into());
+        }
         let store = self.store();
-        store.set_worktree_archived(&worktree.row.project_id, true, Some(&snapshot.0))?;
         let row = store
             .worktree_of_project(&worktree.row.project_id)?
             .ok_or_else(|| AppError::NoSuchWorktree(name.to_owned()))?;

@@ -67,6 +67,22 @@ fn name_or_here(app: &ArborApp, cwd: &Path, name: Option<&str>) -> anyhow::Resul
     }
 }
 
+/// The data folder's app and the worktree NAME, or the one the current folder is.
+fn open_named(
+    data_dir: &Path,
+    cwd: &Path,
+    name: Option<&str>,
+) -> anyhow::Result<(ArborApp, String)> {
+    let app = app(data_dir)?;
+    let name = name_or_here(&app, cwd, name)?;
+    Ok((app, name))
+}
+
+/// A commit id as people quote it.
+fn short(commit: &str) -> &str {
+    &commit[..12.min(commit.len())]
+}
+
 fn size(bytes: u64) -> String {
     match bytes {
         b if b >= 1 << 30 => format!("{:.1} GB", b as f64 / (1u64 << 30) as f64),
@@ -344,8 +360,7 @@ pub fn review(
     json: bool,
     out: &mut dyn Write,
 ) -> anyhow::Result<ExitCode> {
-    let app = app(data_dir)?;
-    let name = name_or_here(&app, cwd, name)?;
+    let (app, name) = open_named(data_dir, cwd, name)?;
     let review = app.review_worktree(cwd, &name)?;
     if json {
         writeln!(out, "{}", serde_json::to_string(&review)?)?;
@@ -363,15 +378,14 @@ pub fn commit(
     message: &str,
     out: &mut dyn Write,
 ) -> anyhow::Result<ExitCode> {
-    let app = app(data_dir)?;
-    let name = name_or_here(&app, cwd, name)?;
+    let (app, name) = open_named(data_dir, cwd, name)?;
     let done = app.commit_worktree(cwd, &name, message)?;
     writeln!(
         out,
         "committed {} file(s) on {}: {}",
         done.files,
         done.branch,
-        &done.commit[..12.min(done.commit.len())]
+        short(&done.commit)
     )?;
     Ok(ExitCode::SUCCESS)
 }
@@ -383,21 +397,14 @@ pub fn merge(
     name: Option<&str>,
     out: &mut dyn Write,
 ) -> anyhow::Result<ExitCode> {
-    let app = app(data_dir)?;
-    let name = name_or_here(&app, cwd, name)?;
+    let (app, name) = open_named(data_dir, cwd, name)?;
     let worktree = app.worktree(cwd, &name)?;
     let base = worktree.row.base_branch.clone();
     match app.merge_worktree(cwd, &name)? {
-        MergeOutcome::FastForward { commit } => writeln!(
-            out,
-            "{base} fast-forwarded to {}",
-            &commit[..12.min(commit.len())]
-        )?,
-        MergeOutcome::Merged { commit } => writeln!(
-            out,
-            "merged into {base}: {}",
-            &commit[..12.min(commit.len())]
-        )?,
+        MergeOutcome::FastForward { commit } => {
+            writeln!(out, "{base} fast-forwarded to {}", short(&commit))?
+        }
+        MergeOutcome::Merged { commit } => writeln!(out, "merged into {base}: {}", short(&commit))?,
         MergeOutcome::UpToDate => writeln!(out, "{base} already has every commit of {name}")?,
         MergeOutcome::Conflict { files } => {
             writeln!(
@@ -419,8 +426,7 @@ pub fn push(
     name: Option<&str>,
     out: &mut dyn Write,
 ) -> anyhow::Result<ExitCode> {
-    let app = app(data_dir)?;
-    let name = name_or_here(&app, cwd, name)?;
+    let (app, name) = open_named(data_dir, cwd, name)?;
     let pushed = app.push_worktree(cwd, &name)?;
     writeln!(out, "pushed {} to {}", pushed.branch, pushed.url)?;
     Ok(ExitCode::SUCCESS)

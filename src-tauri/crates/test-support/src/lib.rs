@@ -144,6 +144,7 @@
 mod fixtures;
 mod formats;
 pub mod git_http;
+pub mod git_repo;
 mod playback;
 mod recording;
 mod script;

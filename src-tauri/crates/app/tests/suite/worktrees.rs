@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 use arbor_app::permissions::{load_setup_in, PermissionOverrides};
@@ -14,36 +13,22 @@ use arbor_app::{ArborApp, LiveSession, ModelRequest, SessionConfig, SessionStart
 use arbor_llm::ThinkingLevel;
 use arbor_protocol::views::worktrees::{MergeOutcome, WorktreeState};
 use arbor_protocol::RunStatus;
+use arbor_test_support::git_repo::working_repository;
 use arbor_test_support::{MockProvider, Script, WireApi};
 use serde_json::json;
 
-fn git(root: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args([
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert!(status.status.success(), "git {args:?}: {status:?}");
-}
-
 /// A repository on `main` with two files, an ignored `.env` and a `.worktreeinclude`.
 fn repository(root: &Path) {
-    std::fs::create_dir_all(root).unwrap();
-    git(root, &["init", "-q"]);
-    git(root, &["config", "user.name", "Ada Tester"]);
-    git(root, &["config", "user.email", "ada@example.invalid"]);
-    std::fs::write(root.join("README.md"), "# project\n").unwrap();
-    std::fs::write(root.join("lib.txt"), "one\ntwo\nthree\n").unwrap();
-    std::fs::write(root.join(".gitignore"), ".env\nbuild/\n").unwrap();
-    std::fs::write(root.join(".worktreeinclude"), ".env\n").unwrap();
-    git(root, &["add", "."]);
-    git(root, &["commit", "-q", "-m", "first"]);
+    working_repository(
+        root,
+        &[
+            ("README.md", "# project\n"),
+            ("lib.txt", "one\ntwo\nthree\n"),
+            (".gitignore", ".env\nbuild/\n"),
+            (".worktreeinclude", ".env\n"),
+        ],
+    )
+    .unwrap();
     std::fs::write(root.join(".env"), "API=local\n").unwrap();
 }
 

@@ -6,35 +6,14 @@
 use crate::support;
 
 use std::path::Path;
-use std::process::Command;
 
+use arbor_test_support::git_repo::working_repository;
 use arbor_test_support::{MockProvider, Script, Turn, WireApi};
 use serde_json::{json, Value};
 use support::Arbor;
 
-fn git(root: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
-
 fn repository(root: &Path) {
-    std::fs::create_dir_all(root).unwrap();
-    git(root, &["init", "-q"]);
-    git(root, &["config", "user.name", "Ada Tester"]);
-    git(root, &["config", "user.email", "ada@example.invalid"]);
-    std::fs::write(root.join("notes.txt"), "first\n").unwrap();
-    git(root, &["add", "."]);
-    git(root, &["commit", "-q", "-m", "first"]);
+    working_repository(root, &[("notes.txt", "first\n")]).unwrap();
 }
 
 async fn arbor_in(arbor: &Arbor, dir: &Path, rest: &[&str]) -> support::Run {

@@ -69,6 +69,22 @@ fn advance(
     target: Oid,
     log: &str,
 ) -> Result<(), WorktreeError> {
+    // A worktree on `base` would find its branch moved under it.
+    if let Ok(names) = repo.worktrees() {
+        for name in names.iter().flatten() {
+            let elsewhere = repo
+                .find_worktree(name)
+                .ok()
+                .and_then(|w| Repository::open_from_worktree(&w).ok())
+                .and_then(|r| r.head().ok().and_then(|h| h.shorthand().map(str::to_owned)));
+            if elsewhere.as_deref() == Some(base) {
+                return Err(WorktreeError::BaseCheckedOut {
+                    base: base.to_owned(),
+                    worktree: name.to_owned(),
+                });
+            }
+        }
+    }
     let on_base = repo
         .head()
         .ok()
@@ -78,7 +94,7 @@ fn advance(
     if on_base {
         let target_commit = repo.find_commit(target)?;
         let mut checkout = git2::build::CheckoutBuilder::new();
-        checkout.safe();
+        checkout.safe().overwrite_ignored(false);
         if let Err(error) = repo.checkout_tree(target_commit.as_object(), Some(&mut checkout)) {
             if error.code() == GitCode::Conflict {
                 let changed: Vec<String> = repo

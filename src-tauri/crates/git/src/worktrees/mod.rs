@@ -83,6 +83,11 @@ pub enum WorktreeError {
         files.join(", ")
     )]
     CheckoutDirty { files: Vec<String> },
+    #[error(
+        "`{base}` is checked out in the worktree `{worktree}`: switch that worktree to another \
+         branch, then merge again (nothing was changed)"
+    )]
+    BaseCheckedOut { base: String, worktree: String },
     #[error("{path} changed since it was reviewed: review again")]
     StaleReview { path: String },
     #[error("nothing to commit in the worktree: no file differs from the branch's last commit")]
@@ -130,7 +135,9 @@ impl WorktreeError {
             | WorktreeError::BaseNotLocal { .. }
             | WorktreeError::EmptyMessage => ErrorCode::InvalidCommand,
             WorktreeError::BranchGone { .. } => ErrorCode::NotFound,
-            WorktreeError::CheckoutDirty { .. } => ErrorCode::CheckoutDirty,
+            WorktreeError::CheckoutDirty { .. } | WorktreeError::BaseCheckedOut { .. } => {
+                ErrorCode::CheckoutDirty
+            }
             WorktreeError::StaleReview { .. } => ErrorCode::StaleReview,
             WorktreeError::NothingToCommit => ErrorCode::NothingToCommit,
             WorktreeError::NoSignature | WorktreeError::NoRemote => ErrorCode::Unsupported,

@@ -41,7 +41,15 @@ pub fn push_branch(
     let mut callbacks = git2::RemoteCallbacks::new();
     callbacks.credentials(|url, _username, _allowed| {
         asked.set(asked.get() + 1);
-        let usable = token.filter(|t| source.host.as_deref() == Some(t.host.as_str()));
+        // The URL git is contacting (a `pushurl` or `pushInsteadOf` may differ from origin's),
+        // over HTTPS — plain HTTP only to this machine.
+        let contacted = CloneSource::parse(url).ok();
+        let secure = url.starts_with("https://")
+            || url.starts_with("http://127.0.0.1")
+            || url.starts_with("http://localhost");
+        let usable = token.filter(|t| {
+            secure && contacted.as_ref().and_then(|c| c.host.as_deref()) == Some(t.host.as_str())
+        });
         match usable {
             // A second request means the token was refused: do not loop.
             Some(host_token) if asked.get() == 1 => {

@@ -195,9 +195,13 @@ pub fn discard_file(path: &Path, file: &str) -> Result<(), WorktreeError> {
         }
         return Ok(());
     }
-    repo.reset_default(Some(head.as_object()), [file])?;
+    // The name is a path, never a pattern (`app/[id]/page.tsx`, a file called `*`).
     let mut checkout = git2::build::CheckoutBuilder::new();
-    checkout.force().path(file).update_index(true);
+    checkout
+        .force()
+        .path(file)
+        .disable_pathspec_match(true)
+        .update_index(true);
     repo.checkout_tree(head.as_object(), Some(&mut checkout))?;
     Ok(())
 }

@@ -510,3 +510,25 @@ fn push_sends_the_branch_with_the_token_only_to_its_host() {
         .unwrap();
     assert_eq!(remote_tip.to_string(), made.commit);
 }
+
+#[test]
+fn discarding_a_file_whose_name_looks_like_a_pattern_touches_only_that_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = project(tmp.path());
+    let wt = new_worktree(&root, tmp.path(), "patterns");
+    for dir in ["app/[id]", "app/i", "app/d"] {
+        fs::create_dir_all(wt.path.join(dir)).unwrap();
+        fs::write(wt.path.join(dir).join("page.tsx"), "original\n").unwrap();
+    }
+    worktrees::commit_all(&wt.path, "Pages").unwrap();
+    for dir in ["app/[id]", "app/i", "app/d"] {
+        fs::write(wt.path.join(dir).join("page.tsx"), "changed\n").unwrap();
+    }
+    worktrees::discard_file(&wt.path, "app/[id]/page.tsx").unwrap();
+    let read = |dir: &str| fs::read_to_string(wt.path.join(dir).join("page.tsx")).unwrap();
+    assert_eq!(read("app/[id]"), "original\n");
+    assert_eq!(
+        (read("app/i"), read("app/d")),
+        ("changed\n".into(), "changed\n".into())
+    );
+}
