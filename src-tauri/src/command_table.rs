@@ -21,9 +21,11 @@ use crate::commands;
 use crate::error::CommandError;
 use crate::permission_commands;
 use crate::session_commands;
+use crate::session_open;
 use crate::settings_commands;
 use crate::tool_commands;
 use crate::tree_commands;
+use crate::worktree_commands;
 use arbor_app::clone::CloneProgress;
 use arbor_app::sessions::{NodeDiff, RestoreInfo, RestorePreview};
 use arbor_app::skills::{ToolList, ToolReview};
@@ -33,6 +35,10 @@ use arbor_app::views::permissions::{
     PermissionDecision, PermissionMode, PermissionsView, RuleEffect, RuleSource,
 };
 use arbor_app::views::tools::ToolRun;
+use arbor_app::views::worktrees::{
+    ArchivePreview, CommitResult, MergeOutcome, PushResult, SessionActivity, SetupOutcome,
+    WorktreeCreated, WorktreeReview, WorktreeSetup, WorktreeView,
+};
 use arbor_app::views::{AppInfo, OpenedProject};
 use arbor_app::{
     BranchComparison, BranchEntry, BranchPage, CustomEndpoint, FilesRestored, KeyCheck,
@@ -119,6 +125,21 @@ command_table! {
     commands::open_external [app] (url: String) -> ();
     session_commands::start_session [window state] (session_id: Option<String>, events => SessionEvent) -> SessionView;
     session_commands::session_view [window state] () -> SessionView;
+    session_open::open_session [window state] (session_id: Option<String>, worktree: Option<String>, events => SessionEvent) -> SessionView;
+    session_open::watch_sessions [window state] (events => SessionActivity) -> ();
+    session_open::background_sessions [window state] () -> Vec<SessionActivity>;
+    worktree_commands::list_worktrees [window state] () -> Vec<WorktreeView>;
+    worktree_commands::create_worktree [window state] (name: Option<String>, base: Option<String>) -> WorktreeCreated;
+    worktree_commands::approve_worktree_setup [window state] (hash: String) -> WorktreeSetup;
+    worktree_commands::run_worktree_setup [window state] (name: String, output => String) -> SetupOutcome;
+    worktree_commands::archive_preview [window state] (name: String) -> ArchivePreview;
+    worktree_commands::archive_worktree [window state] (name: String) -> WorktreeView;
+    worktree_commands::restore_worktree [window state] (name: String) -> WorktreeView;
+    worktree_commands::review_worktree [window state] (name: String) -> WorktreeReview;
+    worktree_commands::discard_change [window state] (name: String, path: String, hunk: Option<String>) -> WorktreeReview;
+    worktree_commands::commit_worktree [window state] (name: String, message: String) -> CommitResult;
+    worktree_commands::merge_worktree [window state] (name: String) -> MergeOutcome;
+    worktree_commands::push_worktree [window state] (name: String) -> PushResult;
     session_commands::session_state [window state] () -> SessionState;
     session_commands::prompt [window state] (message: String, images: Vec<ImageContent>) -> ();
     session_commands::steer [window state] (message: String) -> ();

@@ -127,7 +127,7 @@ pub async fn close_project(
     state: State<'_, DesktopState>,
 ) -> Result<(), CommandError> {
     let closed = state.windows().remove(window.label());
-    if let Some(session) = closed.and_then(|w| w.session) {
+    for session in closed.map(|w| w.into_sessions()).unwrap_or_default() {
         session.write().await.close().await;
     }
     let _ = window.set_title("Arbor");

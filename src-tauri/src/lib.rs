@@ -17,10 +17,12 @@ mod commands;
 mod error;
 mod permission_commands;
 mod session_commands;
+mod session_open;
 mod settings_commands;
 mod state;
 mod tool_commands;
 mod tree_commands;
+mod worktree_commands;
 
 pub use command_table::{command_table, CommandSpec};
 pub use error::CommandError;
@@ -60,17 +62,18 @@ pub fn run() -> Result<(), tauri::Error> {
 /// stored, marked aborted; then the window closes.
 fn close_window(window: &tauri::Window, api: &tauri::CloseRequestApi) {
     let state = window.state::<state::DesktopState>();
-    let Some(session) = state
+    let sessions = state
         .windows()
         .remove(window.label())
-        .and_then(|w| w.session)
-    else {
+        .map(|w| w.into_sessions())
+        .unwrap_or_default();
+    if sessions.is_empty() {
         return;
-    };
+    }
     api.prevent_close();
     let window = window.clone();
     tauri::async_runtime::spawn(async move {
-        {
+        for session in sessions {
             let mut live = session.write().await;
             // A run that does not stop within 5 s must not keep the window open.
             let close = live.close();

@@ -3,15 +3,13 @@
 //! `start_session`.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use arbor_app::permissions::PermissionOverrides;
 use arbor_app::views::branch::SearchHit;
+use arbor_app::NavigateTo;
 use arbor_app::{
-    blocking, AppError, BranchPage, LiveSession, ModelGroup, ModelRequest, SessionConfig,
-    SessionListItem, SessionStart, SessionState, SessionView,
+    blocking, AppError, BranchPage, LiveSession, ModelGroup, ModelRequest, SessionListItem,
+    SessionState, SessionView,
 };
-use arbor_app::{NavigateTo, DEFAULT_TOOLS};
 use arbor_protocol::SessionEvent;
 use arbor_protocol::{ImageContent, ThinkingLevel};
 use tauri::ipc::Channel;
@@ -32,46 +30,12 @@ pub async fn start_session(
     session_id: Option<String>,
     events: Channel<SessionEvent>,
 ) -> Result<SessionView> {
-    let label = window.label().to_owned();
-    let project = state.project(&label)?;
-    let arbor = state.app()?;
-    if let Ok(previous) = state.session(&label) {
-        previous.write().await.close().await;
-    }
-    let session = blocking(move || {
-        let root = PathBuf::from(&project.path);
-        let preferred = arbor.last_model(&root)?;
-        let selection = arbor.default_selection(preferred.as_deref())?;
-        let permissions = arbor.permission_setup(&root, &PermissionOverrides::default())?;
-        let config = SessionConfig {
-            cwd: root,
-            selection,
-            thinking: arbor.default_thinking(),
-            tools: DEFAULT_TOOLS.iter().map(|t| (*t).to_owned()).collect(),
-            system_prompt: None,
-            append_system_prompt: None,
-            tool_environment: arbor.tool_environment(&[]),
-            stream_idle_timeout: arbor.settings().stream_idle_timeout(),
-            permissions: Some(permissions),
-        };
-        let start = session_id.map_or(SessionStart::Latest, SessionStart::Resume);
-        let mut session = arbor.start_session(config, Some(start))?;
-        session.attach(crate::channel::forward(events));
-        // The window's user answers permission requests in a dialog.
-        session.set_permissions_answerable(true);
-        // The window's user answers approvals in a dialog: `create_tool` waits for it.
-        if let Ok(toolbox) = session.toolbox() {
-            toolbox.set_answerable(true);
-        }
-        let view = session.view()?;
-        Ok::<_, AppError>((session, view))
-    })
-    .await??;
-    let (session, view) = session;
-    let session = Arc::new(RwLock::new(session));
-    watch_other_writers(Arc::downgrade(&session));
-    state.windows().entry(label).or_default().session = Some(session);
-    Ok(view)
+    let opening = crate::session_open::Opening {
+        session_id,
+        worktree: None,
+        latest: true,
+    };
+    crate::session_open::open(&window, &state, opening, events).await
 }
 
 /// How often an idle window looks whether another process (a second window, `arbor -c`)
@@ -81,7 +45,7 @@ const OTHER_WRITERS_EVERY: std::time::Duration = std::time::Duration::from_secs(
 /// Checks, while the window's session lives, whether another process wrote to it: the stream
 /// then carries `session_written_elsewhere` and the window refreshes. Ends when the session is
 /// replaced or the window closes (the last strong reference goes).
-fn watch_other_writers(session: std::sync::Weak<RwLock<LiveSession>>) {
+pub(crate) fn watch_other_writers(session: std::sync::Weak<RwLock<LiveSession>>) {
     tauri::async_runtime::spawn(async move {
         loop {
             tokio::time::sleep(OTHER_WRITERS_EVERY).await;

@@ -7,6 +7,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use arbor_app::{ArborApp, LiveSession, ProjectInfo};
+use arbor_protocol::views::worktrees::SessionActivity;
+use tauri::ipc::Channel;
 use tokio::sync::RwLock;
 use tokio_util::sync::CancellationToken;
 
@@ -15,14 +17,39 @@ use crate::error::CommandError;
 /// A window's live session, shared by the commands of that window.
 pub type SharedSession = Arc<RwLock<LiveSession>>;
 
+/// A session running in the background of a window.
+#[derive(Clone)]
+pub struct Background {
+    pub session: SharedSession,
+    pub worktree: Option<String>,
+}
+
 #[derive(Default)]
 pub struct WindowState {
     pub project: Option<ProjectInfo>,
+    /// The session the window shows.
     pub session: Option<SharedSession>,
+    /// The worktree the shown session works in.
+    pub shown_worktree: Option<String>,
+    /// Sessions still running that the window no longer shows, by session id: they go on,
+    /// their activity reported, until they finish or are shown again.
+    pub background: HashMap<String, Background>,
+    /// Where the window's sessions report their activity (`watch_sessions`).
+    pub activity: Option<Channel<SessionActivity>>,
     /// Set while the window's clone form runs a clone; storing `true` cancels it.
     pub clone_cancel: Option<Arc<AtomicBool>>,
     /// Set while a summary of a branch left behind is being asked for; Stop cancels it.
     pub summary_cancel: Option<CancellationToken>,
+}
+
+impl WindowState {
+    /// Every live session of the window: the shown one first, then those in the background.
+    pub fn into_sessions(self) -> Vec<SharedSession> {
+        self.session
+            .into_iter()
+            .chain(self.background.into_values().map(|b| b.session))
+            .collect()
+    }
 }
 
 pub struct DesktopState {

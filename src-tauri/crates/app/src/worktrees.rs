@@ -140,6 +140,15 @@ impl ArborApp {
         Ok(Self::to_worktree(&main, row))
     }
 
+    /// The name of the worktree the stored session `session_id` works in, if any.
+    pub fn session_worktree(&self, session_id: &str) -> Result<Option<String>, AppError> {
+        let store = self.store();
+        let session = store.get_session(session_id)?;
+        Ok(store
+            .worktree_of_project(&session.project_id)?
+            .map(|w| w.name))
+    }
+
     /// The worktree whose folder is `root`, if it is one.
     pub fn worktree_at(&self, root: &Path) -> Result<Option<Worktree>, AppError> {
         let store = self.store();

@@ -1,16 +1,19 @@
 // Generated from src-tauri/src/command_table.rs by tests/wire_types.rs: do not edit.
 import type { Channel } from '@tauri-apps/api/core';
 import type { AppInfo } from './AppInfo';
+import type { ArchivePreview } from './ArchivePreview';
 import type { BranchComparison } from './BranchComparison';
 import type { BranchEntry } from './BranchEntry';
 import type { BranchPage } from './BranchPage';
 import type { CloneForm } from './CloneForm';
 import type { CloneProgress } from './CloneProgress';
+import type { CommitResult } from './CommitResult';
 import type { CustomEndpoint } from './CustomEndpoint';
 import type { FilesRestored } from './FilesRestored';
 import type { ImageContent } from './ImageContent';
 import type { KeyCheck } from './KeyCheck';
 import type { KeyStatusList } from './KeyStatusList';
+import type { MergeOutcome } from './MergeOutcome';
 import type { ModelGroup } from './ModelGroup';
 import type { NodeDiff } from './NodeDiff';
 import type { NodeVisit } from './NodeVisit';
@@ -19,12 +22,14 @@ import type { PermissionDecision } from './PermissionDecision';
 import type { PermissionMode } from './PermissionMode';
 import type { PermissionsView } from './PermissionsView';
 import type { ProjectInfo } from './ProjectInfo';
+import type { PushResult } from './PushResult';
 import type { RecentProject } from './RecentProject';
 import type { RestoreInfo } from './RestoreInfo';
 import type { RestorePreview } from './RestorePreview';
 import type { RuleEffect } from './RuleEffect';
 import type { RuleSource } from './RuleSource';
 import type { SearchHit } from './SearchHit';
+import type { SessionActivity } from './SessionActivity';
 import type { SessionEvent } from './SessionEvent';
 import type { SessionListItem } from './SessionListItem';
 import type { SessionState } from './SessionState';
@@ -32,10 +37,15 @@ import type { SessionTreeDelta } from './SessionTreeDelta';
 import type { SessionTreeView } from './SessionTreeView';
 import type { SessionView } from './SessionView';
 import type { Settings } from './Settings';
+import type { SetupOutcome } from './SetupOutcome';
 import type { ThinkingLevel } from './ThinkingLevel';
 import type { ToolList } from './ToolList';
 import type { ToolReview } from './ToolReview';
 import type { ToolRun } from './ToolRun';
+import type { WorktreeCreated } from './WorktreeCreated';
+import type { WorktreeReview } from './WorktreeReview';
+import type { WorktreeSetup } from './WorktreeSetup';
+import type { WorktreeView } from './WorktreeView';
 
 /** Every command the shell registers: its arguments and its answer. */
 export interface Commands {
@@ -47,6 +57,21 @@ export interface Commands {
   open_external: { args: { url: string }; response: void };
   start_session: { args: { sessionId: string | null; events: Channel<SessionEvent> }; response: SessionView };
   session_view: { args: Record<never, never>; response: SessionView };
+  open_session: { args: { sessionId: string | null; worktree: string | null; events: Channel<SessionEvent> }; response: SessionView };
+  watch_sessions: { args: { events: Channel<SessionActivity> }; response: void };
+  background_sessions: { args: Record<never, never>; response: Array<SessionActivity> };
+  list_worktrees: { args: Record<never, never>; response: Array<WorktreeView> };
+  create_worktree: { args: { name: string | null; base: string | null }; response: WorktreeCreated };
+  approve_worktree_setup: { args: { hash: string }; response: WorktreeSetup };
+  run_worktree_setup: { args: { name: string; output: Channel<string> }; response: SetupOutcome };
+  archive_preview: { args: { name: string }; response: ArchivePreview };
+  archive_worktree: { args: { name: string }; response: WorktreeView };
+  restore_worktree: { args: { name: string }; response: WorktreeView };
+  review_worktree: { args: { name: string }; response: WorktreeReview };
+  discard_change: { args: { name: string; path: string; hunk: string | null }; response: WorktreeReview };
+  commit_worktree: { args: { name: string; message: string }; response: CommitResult };
+  merge_worktree: { args: { name: string }; response: MergeOutcome };
+  push_worktree: { args: { name: string }; response: PushResult };
   session_state: { args: Record<never, never>; response: SessionState };
   prompt: { args: { message: string; images: Array<ImageContent> }; response: void };
   steer: { args: { message: string }; response: void };
@@ -114,6 +139,21 @@ export const COMMAND_NAMES = [
   'open_external',
   'start_session',
   'session_view',
+  'open_session',
+  'watch_sessions',
+  'background_sessions',
+  'list_worktrees',
+  'create_worktree',
+  'approve_worktree_setup',
+  'run_worktree_setup',
+  'archive_preview',
+  'archive_worktree',
+  'restore_worktree',
+  'review_worktree',
+  'discard_change',
+  'commit_worktree',
+  'merge_worktree',
+  'push_worktree',
   'session_state',
   'prompt',
   'steer',

@@ -152,3 +152,55 @@ pub struct SetupOutcome {
     /// The command ran in the OS sandbox (bubblewrap or Landlock).
     pub sandboxed: bool,
 }
+
+/// What a live session of a window is doing, for the sidebar: sent whenever it changes, for
+/// the shown session and for those running in the background.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ActivityState {
+    /// A run is going on.
+    Running,
+    /// The run waits for the user (a permission request or a tool proposal).
+    Waiting,
+    /// The last run finished.
+    Done,
+    /// The last run failed.
+    Error,
+    /// Open, nothing run yet.
+    Idle,
+}
+
+impl ActivityState {
+    /// The state a session's event moves it to, if it changes one.
+    pub fn after(event: &crate::SessionEvent) -> Option<Self> {
+        use crate::{AgentEvent, CodingEvent, RunStatus, SessionEvent};
+        match event {
+            SessionEvent::Agent(AgentEvent::AgentStart) => Some(Self::Running),
+            SessionEvent::Agent(AgentEvent::AgentEnd { status, .. }) => Some(match status {
+                RunStatus::Failed => Self::Error,
+                _ => Self::Done,
+            }),
+            SessionEvent::Coding(
+                CodingEvent::PermissionRequested { .. } | CodingEvent::ApprovalRequested { .. },
+            ) => Some(Self::Waiting),
+            SessionEvent::Coding(
+                CodingEvent::PermissionResolved { .. } | CodingEvent::ApprovalResolved { .. },
+            ) => Some(Self::Running),
+            _ => None,
+        }
+    }
+}
+
+/// A live session's activity, as the window's sidebar is told.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct SessionActivity {
+    /// `None` until its first message is stored.
+    #[ts(optional = nullable)]
+    pub session_id: Option<String>,
+    pub state: ActivityState,
+    /// The worktree it works in.
+    #[ts(optional = nullable)]
+    pub worktree: Option<String>,
+    /// It is the session the window shows.
+    pub shown: bool,
+}
