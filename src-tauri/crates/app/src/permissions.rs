@@ -159,12 +159,19 @@ pub fn load_setup(
         .filter_map(|e| secret_path(e))
         .collect();
     // Arbor's own data: the conversation history, snapshots, settings.
-    // (Not the folders in it that hold projects: clones and worktrees.)
-    secret_paths.extend(
-        crate::data_dir::owned_data_paths(data_dir)
-            .iter()
-            .map(|path| arbor_permissions::paths::resolve_existing(path)),
-    );
+    // The whole folder, unless the project is one of the clones or worktrees it holds: then
+    // everything in it but the folders that hold projects (a command could otherwise create a
+    // settings file that is not there yet, were the whole data folder writable to it).
+    let data = arbor_permissions::paths::resolve_existing(data_dir);
+    if arbor_permissions::paths::resolve_existing(project_root).starts_with(&data) {
+        secret_paths.extend(
+            crate::data_dir::owned_data_paths(data_dir)
+                .iter()
+                .map(|path| arbor_permissions::paths::resolve_existing(path)),
+        );
+    } else {
+        secret_paths.push(data);
+    }
     // Found in the background: the trial run of the sandbox must not delay the first request.
     arbor_sandbox::detect_in_background();
     Ok(PermissionSetup {

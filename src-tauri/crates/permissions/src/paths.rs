@@ -111,6 +111,9 @@ pub fn is_protected(root: &Path, path: &Path) -> bool {
         .collect();
     match parts.as_slice() {
         [".arbor", ..] => true,
+        // A worktree's `.git` is a file naming its git folder: rewritten, it could point git
+        // at a folder whose config runs commands.
+        [".git"] => true,
         [".git", rest @ ..] => git_dir_protected(rest),
         _ => false,
     }
@@ -129,7 +132,8 @@ fn git_dir_protected(parts: &[&str]) -> bool {
 }
 
 /// The protected paths that exist under `root` now (for the sandbox to make read-only):
-/// `.git/hooks`, `.git/config`, `.arbor`, and those of every submodule in `.git/modules`.
+/// `.git/hooks`, `.git/config`, `.arbor`, those of every submodule in `.git/modules`, and a
+/// worktree's `.git` file.
 pub fn protected_paths(root: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for relative in PROTECTED_IN_PROJECT {
@@ -137,6 +141,10 @@ pub fn protected_paths(root: &Path) -> Vec<PathBuf> {
         if path.exists() {
             found.push(path);
         }
+    }
+    let git = root.join(".git");
+    if git.is_file() {
+        found.push(git);
     }
     collect_module_paths(&root.join(".git/modules"), 0, &mut found);
     found
@@ -201,6 +209,7 @@ mod tests {
             "/p/.arbor/x",
             "/p/.git/modules/lib/hooks/post-checkout",
             "/p/.git/modules/a/b/config",
+            "/p/.git",
         ] {
             assert!(is_protected(root, Path::new(yes)), "{yes}");
         }
@@ -214,5 +223,16 @@ mod tests {
         ] {
             assert!(!is_protected(root, Path::new(no)), "{no}");
         }
+    }
+
+    #[test]
+    fn a_worktrees_git_file_is_kept_read_only() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(".git"),
+            "gitdir: /elsewhere/.git/worktrees/x\n",
+        )
+        .unwrap();
+        assert!(protected_paths(dir.path()).contains(&dir.path().join(".git")));
     }
 }

@@ -110,10 +110,9 @@ fn protected_paths() -> &'static RwLock<Vec<PathBuf>> {
 
 /// Marks `path` (a folder) as Arbor's own: no tool writes inside it (see [`check_writable`]).
 pub fn protect_arbor_path(path: &Path) {
-    let path = path
-        .canonicalize()
-        .or_else(|_| std::path::absolute(path))
-        .unwrap_or_else(|_| path.to_owned());
+    // A path that does not exist yet (a settings file written later) is kept with its
+    // existing part resolved, as `check_writable` resolves targets.
+    let path = resolve_existing_part(path);
     let mut protected = protected_paths()
         .write()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
