@@ -26,6 +26,7 @@ fn generate(dir: &Path) -> Result<()> {
     arbor_protocol::views::worktrees::SetupOutcome::export_all(&cfg)?;
     arbor_protocol::views::worktrees::SessionActivity::export_all(&cfg)?;
     arbor_protocol::views::worktrees::WorktreeSetup::export_all(&cfg)?;
+    arbor_protocol::views::worktrees::WorktreeFork::export_all(&cfg)?;
     arbor_app::SessionView::export_all(&cfg)?;
     arbor_app::BranchPage::export_all(&cfg)?;
     arbor_app::SessionListItem::export_all(&cfg)?;

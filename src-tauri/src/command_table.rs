@@ -37,7 +37,7 @@ use arbor_app::views::permissions::{
 use arbor_app::views::tools::ToolRun;
 use arbor_app::views::worktrees::{
     ArchivePreview, CommitResult, MergeOutcome, PushResult, SessionActivity, SetupOutcome,
-    WorktreeCreated, WorktreeReview, WorktreeSetup, WorktreeView,
+    WorktreeCreated, WorktreeFork, WorktreeReview, WorktreeSetup, WorktreeView,
 };
 use arbor_app::views::{AppInfo, OpenedProject};
 use arbor_app::{
@@ -140,6 +140,7 @@ command_table! {
     worktree_commands::commit_worktree [window state] (name: String, message: String) -> CommitResult;
     worktree_commands::merge_worktree [window state] (name: String) -> MergeOutcome;
     worktree_commands::push_worktree [window state] (name: String) -> PushResult;
+    worktree_commands::fork_into_worktree [window state] (node_id: String, name: Option<String>) -> WorktreeFork;
     session_commands::session_state [window state] () -> SessionState;
     session_commands::prompt [window state] (message: String, images: Vec<ImageContent>) -> ();
     session_commands::steer [window state] (message: String) -> ();

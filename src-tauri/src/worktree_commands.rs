@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use arbor_app::views::worktrees::{
     ArchivePreview, CommitResult, MergeOutcome, PushResult, SetupOutcome, WorktreeCreated,
-    WorktreeReview, WorktreeSetup, WorktreeView,
+    WorktreeFork, WorktreeReview, WorktreeSetup, WorktreeView,
 };
 use arbor_app::{blocking, AppError, ArborApp};
 use tauri::ipc::Channel;
@@ -188,6 +188,26 @@ pub async fn push_worktree(
 ) -> Result<PushResult> {
     with_project(&window, &state, move |app, root| {
         app.push_worktree(&root, &name)
+    })
+    .await
+}
+
+/// "Continue in a new worktree" on a tree node of the shown session: the worktree at that
+/// node's files and a new session holding its branch (the window then opens it).
+#[tauri::command]
+pub async fn fork_into_worktree(
+    window: Window,
+    state: State<'_, DesktopState>,
+    node_id: String,
+    name: Option<String>,
+) -> Result<WorktreeFork> {
+    let session_id = {
+        let session = state.session(window.label())?;
+        let live = session.read().await;
+        live.session_id().ok_or(AppError::NotStored)?
+    };
+    with_project(&window, &state, move |app, root| {
+        app.fork_into_worktree(&root, &session_id, &node_id, name.as_deref())
     })
     .await
 }

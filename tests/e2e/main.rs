@@ -16,3 +16,4 @@ mod permissions;
 mod settings;
 mod tools;
 mod tree;
+mod worktrees;

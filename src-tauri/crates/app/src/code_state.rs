@@ -24,6 +24,12 @@ pub use arbor_protocol::responses::NavigationWithFiles;
 /// The snapshots of `project`, in `<data dir>/snapshots/<project id>.git`, leaving out what the
 /// settings' `snapshotIgnores` list (unreadable settings: none extra).
 pub fn code_tracker(data_dir: &Path, project: &Project) -> Arc<CodeTracker> {
+    code_tracker_in(data_dir, project, Path::new(&project.root))
+}
+
+/// [`code_tracker`] of `project`'s snapshots over another folder: a snapshot of the project
+/// written into a new worktree.
+pub fn code_tracker_in(data_dir: &Path, project: &Project, workspace: &Path) -> Arc<CodeTracker> {
     let extra_ignores = Settings::load(data_dir)
         .map(|settings| settings.snapshot_ignores)
         .unwrap_or_default();
@@ -31,7 +37,7 @@ pub fn code_tracker(data_dir: &Path, project: &Project) -> Arc<CodeTracker> {
         &data_dir
             .join(SNAPSHOTS_DIR)
             .join(format!("{}.git", project.id)),
-        Path::new(&project.root),
+        workspace,
         SnapshotOptions {
             extra_ignores,
             // Arbor's own data (arbor.db, its WAL, every shadow repository) may lie inside the

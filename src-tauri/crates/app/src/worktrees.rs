@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use arbor_coding::snapshots::SnapshotId;
 use arbor_coding::worktrees::{self as git, NewWorktree};
 use arbor_protocol::views::worktrees::{
-    ArchivePreview, CommitResult, MergeOutcome, PushResult, WorktreeCreated, WorktreeReview,
-    WorktreeState, WorktreeView,
+    ArchivePreview, CommitResult, MergeOutcome, PushResult, WorktreeCreated, WorktreeFork,
+    WorktreeReview, WorktreeState, WorktreeView,
 };
 use arbor_store::{NewWorktreeRow, Project, WorktreeRow};
 
@@ -241,6 +241,45 @@ impl ArborApp {
             worktree: view(&worktree),
             included,
             setup: self.worktree_setup(&main_root)?,
+        })
+    }
+
+    /// Carries the branch of `session_id` that ends at `node_id` on in a new worktree: the
+    /// worktree is made from the project's branch, then its files are brought to the code
+    /// state that node saw (when one was recorded), and a new session of the worktree holds
+    /// the branch's messages.
+    pub fn fork_into_worktree(
+        &self,
+        root: &Path,
+        session_id: &str,
+        node_id: &str,
+        name: Option<&str>,
+    ) -> Result<WorktreeFork, AppError> {
+        let (source_project, code) = {
+            let store = self.store();
+            let session = store.get_session(session_id)?;
+            (
+                store.get_project(&session.project_id)?,
+                store.code_at(node_id)?,
+            )
+        };
+        let created = self.create_worktree(root, name, None)?;
+        let path = PathBuf::from(&created.worktree.path);
+        if let Some(code) = code {
+            let tracker =
+                crate::code_state::code_tracker_in(&self.data_dir, &source_project, &path);
+            tracker.write_into_workspace(&SnapshotId(code.snapshot))?;
+            git::copy_included(Path::new(&self.main_project(root)?.root), &path)?;
+        }
+        let store = self.store();
+        let project = store
+            .find_project(&path)?
+            .ok_or_else(|| AppError::NoSuchWorktree(created.worktree.name.clone()))?;
+        let session = store.fork_session_into(session_id, Some(node_id), Some(&project.id))?;
+        drop(store);
+        Ok(WorktreeFork {
+            created,
+            session_id: session.id,
         })
     }
 

@@ -121,6 +121,17 @@ impl Store {
     /// project: new ids, same order, parentage, contents, timestamps and labels; the copy of
     /// `node` is the new leaf. Title, model and thinking level are carried over.
     pub fn fork_session(&self, session_id: &str, node: Option<&str>) -> Result<Session> {
+        self.fork_session_into(session_id, node, None)
+    }
+
+    /// [`Store::fork_session`] into the project `project_id` (`None`: the source's own): a
+    /// branch of a conversation carried on in a worktree.
+    pub fn fork_session_into(
+        &self,
+        session_id: &str,
+        node: Option<&str>,
+        project_id: Option<&str>,
+    ) -> Result<Session> {
         let new_session = new_id();
         self.write(|c| {
             let source_id = resolve(c, IdTable::Sessions, None, session_id)?;
@@ -140,7 +151,7 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
                 params![
                     new_session,
-                    source.project_id,
+                    project_id.unwrap_or(&source.project_id),
                     source.title,
                     source.title_is_custom,
                     source.model,

@@ -331,3 +331,40 @@ async fn a_worktree_is_committed_and_merged_back_into_its_base() {
         "not_found"
     );
 }
+
+#[tokio::test]
+async fn a_branch_of_a_conversation_continues_in_a_worktree_at_its_nodes_files() {
+    let two = two_providers().await;
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path().join("app");
+    repository(&root);
+    // A session in the main checkout writes `from-a.txt`: its tool result node saw that file.
+    let session = session_in(&two.app, two.data.path(), &root, "mock-a");
+    assert_eq!(run(&session, "write a").await, RunStatus::Completed);
+    let session_id = session.session_id().unwrap();
+    // The last answer: its code state is the write's.
+    let after_write = session.tree_view().unwrap().leaf_id.unwrap();
+    // The main checkout moves on: the file is deleted there.
+    std::fs::remove_file(root.join("from-a.txt")).unwrap();
+
+    let fork = two
+        .app
+        .fork_into_worktree(&root, &session_id, &after_write, Some("carry-on"))
+        .unwrap();
+    let path = PathBuf::from(&fork.created.worktree.path);
+    assert_eq!(
+        std::fs::read_to_string(path.join("from-a.txt")).unwrap(),
+        "agent a\n",
+        "the worktree has the node's files"
+    );
+    assert_eq!(std::fs::read_to_string(path.join(".env")).unwrap(), "API=local\n");
+    assert!(!root.join("from-a.txt").exists(), "the main checkout is left as it is");
+    assert_eq!(
+        two.app.session_worktree(&fork.session_id).unwrap().as_deref(),
+        Some("carry-on")
+    );
+    let listed = two.app.project_sessions(&root).unwrap();
+    let forked = listed.iter().find(|s| s.id == fork.session_id).unwrap();
+    assert_eq!(forked.worktree.as_deref(), Some("carry-on"));
+    assert!(forked.message_count >= 2, "the branch's messages came along");
+}

@@ -193,6 +193,14 @@ impl CodeTracker {
         Ok(outcome)
     }
 
+    /// Writes `target`'s files into this tracker's folder (a new worktree), leaving the
+    /// project's own undo point and recorded state alone.
+    pub fn write_into_workspace(&self, target: &SnapshotId) -> Result<(), SnapshotError> {
+        let mut state = self.lock();
+        self.open(&mut state)?.restore(target, None, true)?;
+        Ok(())
+    }
+
     /// Keeps `id` reachable under `refs/arbor/keep/<name>` (an archived worktree's files), so
     /// no clean-up of the shadow repository can ever drop it.
     pub fn keep(&self, name: &str, id: &SnapshotId) -> Result<(), SnapshotError> {

@@ -204,3 +204,11 @@ pub struct SessionActivity {
     /// It is the session the window shows.
     pub shown: bool,
 }
+
+/// A branch of a conversation carried on in a new worktree: the worktree (its files as the
+/// branch's node left them) and the new session holding that branch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct WorktreeFork {
+    pub created: WorktreeCreated,
+    pub session_id: String,
+}
