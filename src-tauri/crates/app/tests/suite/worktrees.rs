@@ -357,14 +357,26 @@ async fn a_branch_of_a_conversation_continues_in_a_worktree_at_its_nodes_files()
         "agent a\n",
         "the worktree has the node's files"
     );
-    assert_eq!(std::fs::read_to_string(path.join(".env")).unwrap(), "API=local\n");
-    assert!(!root.join("from-a.txt").exists(), "the main checkout is left as it is");
     assert_eq!(
-        two.app.session_worktree(&fork.session_id).unwrap().as_deref(),
+        std::fs::read_to_string(path.join(".env")).unwrap(),
+        "API=local\n"
+    );
+    assert!(
+        !root.join("from-a.txt").exists(),
+        "the main checkout is left as it is"
+    );
+    assert_eq!(
+        two.app
+            .session_worktree(&fork.session_id)
+            .unwrap()
+            .as_deref(),
         Some("carry-on")
     );
     let listed = two.app.project_sessions(&root).unwrap();
     let forked = listed.iter().find(|s| s.id == fork.session_id).unwrap();
     assert_eq!(forked.worktree.as_deref(), Some("carry-on"));
-    assert!(forked.message_count >= 2, "the branch's messages came along");
+    assert!(
+        forked.message_count >= 2,
+        "the branch's messages came along"
+    );
 }
