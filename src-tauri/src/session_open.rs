@@ -137,7 +137,10 @@ pub async fn open(
         let view = {
             let mut live = background.session.write().await;
             show(&mut live, events, activity, background.worktree.clone());
-            live.view()?
+            let view = live.view()?;
+            // Its open questions, again: the window asks them now.
+            live.repeat_waiting_permission_requests();
+            view
         };
         let mut windows = state.windows();
         let window_state = windows.entry(label).or_default();

@@ -137,7 +137,7 @@ async fn worktrees_run(
     new_worktree_chat(client, "alpha").await?;
     wait_for_text(
         client,
-        "[data-testid=new-worktree-dialog], dialog[open]",
+        "[data-testid=worktree-setup-command]",
         "echo installing dependencies",
     )
     .await?;
@@ -149,7 +149,9 @@ async fn worktrees_run(
         "installing dependencies",
     )
     .await?;
+    element(client, "[data-testid=worktree-setup-result]").await?;
     session.screenshot("worktree-setup-log.png").await?;
+    click(client, "[data-testid=worktree-done]").await?;
     let alpha = data.join("worktrees");
     until("the alpha worktree set up", async || {
         Ok(find_file(&alpha, ".setup-done").then_some(()))
@@ -167,6 +169,8 @@ async fn worktrees_run(
 
     // 2. A chat in worktree `beta` (the setup runs unasked now), whose agent asks.
     new_worktree_chat(client, "beta").await?;
+    element(client, "[data-testid=worktree-setup-result]").await?;
+    click(client, "[data-testid=worktree-done]").await?;
     element(client, "[data-testid=composer]").await?;
     pick_model(client).await?;
     send_prompt(client, "note it outside").await?;

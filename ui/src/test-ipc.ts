@@ -25,6 +25,7 @@ import type {
   ProviderKeyStatus,
   Settings,
   ProjectInfo,
+  SessionActivity,
   SessionEvent,
   SessionListItem,
   SessionState,
@@ -32,6 +33,8 @@ import type {
   ToolEntry,
   ToolReview,
   ToolRun,
+  WorktreeReview,
+  WorktreeView,
 } from './ipc/wire';
 
 export const STATE: SessionState = {
@@ -84,10 +87,16 @@ export function sessionItem(
 }
 
 let listener: ((event: SessionEvent) => void) | null = null;
+let activityListener: ((activity: SessionActivity) => void) | null = null;
 
 /** Sends events as the Rust side would over the Channel. */
 export function emit(...events: SessionEvent[]): void {
   for (const event of events) listener?.(event);
+}
+
+/** Sends sessions' activity as the Rust side would over the Channel of `watchSessions`. */
+export function emitActivity(...activities: SessionActivity[]): void {
+  for (const activity of activities) activityListener?.(activity);
 }
 
 /** What a command answers in a fake: its answer, `undefined` for a command answering nothing. */
@@ -118,6 +127,61 @@ export const ANSWERS: FakeAnswers = {
     return EMPTY_VIEW;
   },
   session_view: () => EMPTY_VIEW,
+  open_session: ({ sessionId, events }) => {
+    listener = (event) => events.onmessage(event);
+    return { ...EMPTY_VIEW, session_id: sessionId };
+  },
+  watch_sessions: ({ events }) => {
+    activityListener = (activity) => events.onmessage(activity);
+    return undefined;
+  },
+  background_sessions: () => [],
+  list_worktrees: () => [WORKTREE],
+  create_worktree: ({ name, base }) => ({
+    worktree: {
+      ...WORKTREE,
+      name: name ?? 'quiet-fern',
+      branch: `arbor/${name ?? 'quiet-fern'}`,
+      base_branch: base ?? 'main',
+      ahead: 0,
+      uncommitted: 0,
+    },
+    included: ['.env.local'],
+    setup: null,
+  }),
+  approve_worktree_setup: ({ hash }) => ({ command: 'npm ci', hash, approved: true }),
+  run_worktree_setup: ({ output }) => {
+    output.onmessage('added 1 package');
+    return { command: 'npm ci', exit_code: 0, timed_out: false, sandboxed: true };
+  },
+  archive_preview: ({ name }) => ({
+    name,
+    uncommitted: ['src/parser.rs'],
+    ignored_bytes: 52_428_800,
+    unmerged_commits: 2,
+  }),
+  archive_worktree: ({ name }) => ({
+    ...WORKTREE,
+    name,
+    state: 'archived',
+    uncommitted: 0,
+    size_bytes: 0,
+    archived_at: 1_700_000_000_000,
+  }),
+  restore_worktree: ({ name }) => ({ ...WORKTREE, name }),
+  review_worktree: ({ name }) => ({ ...REVIEW, name }),
+  discard_change: ({ name }) => ({ ...REVIEW, name, uncommitted: [] }),
+  commit_worktree: ({ name }) => ({ commit: 'c0ffee1234567', branch: `arbor/${name}`, files: 1 }),
+  merge_worktree: () => ({ outcome: 'fast_forward', commit: 'c0ffee1234567' }),
+  push_worktree: ({ name }) => ({
+    branch: `arbor/${name}`,
+    url: 'https://github.com/owner/repo.git',
+    commit: 'c0ffee1234567',
+  }),
+  fork_into_worktree: ({ name }) => ({
+    created: { worktree: { ...WORKTREE, name: name ?? 'agent-1' }, included: [], setup: null },
+    session_id: 'forked-session',
+  }),
   session_state: () => STATE,
   prompt: () => undefined,
   steer: () => undefined,
@@ -300,6 +364,7 @@ const NOT_IPC_FUNCTIONS = new Set(['ArborError', 'toArborError', 'setTransport']
  */
 export function fakeIpc(original: Ipc): Ipc {
   listener = null;
+  activityListener = null;
   original.setTransport(FAKE_TRANSPORT);
   const fake: Record<string, unknown> = { ...original };
   for (const [name, value] of Object.entries(original)) {
@@ -875,4 +940,58 @@ export const EDIT_REQUEST: PermissionRequest = {
     '',
   ].join('\n'),
   always_rule: 'Edit(~/.config/tool/config.toml)',
+};
+
+/** An active worktree two commits ahead of `main`, one behind, one file not committed. */
+export const WORKTREE: WorktreeView = {
+  name: 'fix-parser',
+  path: '/home/me/.local/share/arbor/worktrees/my-repo/fix-parser',
+  branch: 'arbor/fix-parser',
+  base_branch: 'main',
+  base_commit: 'b4se000',
+  state: 'active',
+  ahead: 2,
+  behind: 1,
+  uncommitted: 1,
+  size_bytes: 1_572_864,
+  created_at: 1_700_000_000_000,
+  archived_at: null,
+  problem: null,
+};
+
+/** The review of `WORKTREE`: one file committed, one changed and not committed (two hunks). */
+export const REVIEW: WorktreeReview = {
+  name: 'fix-parser',
+  branch: 'arbor/fix-parser',
+  base_branch: 'main',
+  committed: [
+    {
+      change: {
+        path: 'src/lexer.rs',
+        old_path: null,
+        status: 'added',
+        added: 2,
+        removed: 0,
+        binary: false,
+      },
+      hunks: [{ header: '@@ -0,0 +1,2 @@', lines: '+pub fn lex() {}\n+// done\n' }],
+      truncated: false,
+    },
+  ],
+  uncommitted: [
+    {
+      change: PARSER_CHANGE,
+      hunks: [
+        {
+          header: '@@ -1,2 +1,3 @@',
+          lines: ' fn parse() {\n-    todo!()\n+    let tokens = lex();\n+    tokens.len()\n',
+        },
+        {
+          header: '@@ -10,1 +11,1 @@ fn rest()',
+          lines: '-old\n+new\n\\ No newline at end of file\n',
+        },
+      ],
+      truncated: false,
+    },
+  ],
 };

@@ -5,6 +5,17 @@ import { Channel, invoke } from '@tauri-apps/api/core';
 import { open } from '@tauri-apps/plugin-dialog';
 import type {
   AppInfo,
+  ArchivePreview,
+  CommitResult,
+  MergeOutcome,
+  PushResult,
+  SessionActivity,
+  SetupOutcome,
+  WorktreeCreated,
+  WorktreeFork,
+  WorktreeReview,
+  WorktreeSetup,
+  WorktreeView,
   ToolList,
   ToolReview,
   ToolRun,
@@ -185,6 +196,35 @@ export function startSession(
 ): Promise<SessionView> {
   const events = transport.channel(onevent);
   return command('start_session', { sessionId, events });
+}
+
+/**
+ * Opens the window's chat on a stored session, or (`sessionId` null) on a new one — in
+ * `worktree` when given; a stored session's worktree is found by Rust. A session the window
+ * showed that still runs goes on in the background; opening a session running in the background
+ * shows it again with its live stream. Its events reach `onevent` until the next open.
+ */
+export function openSession(
+  sessionId: string | null,
+  worktree: string | null,
+  onevent: (event: SessionEvent) => void,
+): Promise<SessionView> {
+  const events = transport.channel(onevent);
+  return command('open_session', { sessionId, worktree, events });
+}
+
+/**
+ * From now on every live session of the window (shown or in the background) reports its
+ * activity to `onactivity` whenever it changes. Called once, when the window opens the project.
+ */
+export function watchSessions(onactivity: (activity: SessionActivity) => void): Promise<void> {
+  const events = transport.channel(onactivity);
+  return command('watch_sessions', { events });
+}
+
+/** The window's sessions running in the background, with their worktrees. */
+export function backgroundSessions(): Promise<SessionActivity[]> {
+  return command('background_sessions');
 }
 
 export function sessionView(): Promise<SessionView> {
@@ -497,4 +537,84 @@ export function exportBranch(
  */
 export function summarizeLeft(oldLeaf: string): Promise<SessionView> {
   return command('summarize_left', { oldLeaf });
+}
+
+/** The project's worktrees, active and archived. */
+export function listWorktrees(): Promise<WorktreeView[]> {
+  return command('list_worktrees');
+}
+
+/**
+ * Makes a worktree on `arbor/<name>` from `base` (null: a generated name, the current branch);
+ * answers it with the `.worktreeinclude` files copied and the project's setup command, if any.
+ */
+export function createWorktree(name: string | null, base: string | null): Promise<WorktreeCreated> {
+  return command('create_worktree', { name, base });
+}
+
+/** Approves the project's setup command, pinned by its `hash` (a changed command asks again). */
+export function approveWorktreeSetup(hash: string): Promise<WorktreeSetup> {
+  return command('approve_worktree_setup', { hash });
+}
+
+/** Runs the approved setup command in the worktree `name`; each output line reaches `online`. */
+export function runWorktreeSetup(
+  name: string,
+  online: (line: string) => void,
+): Promise<SetupOutcome> {
+  const output = transport.channel(online);
+  return command('run_worktree_setup', { name, output });
+}
+
+/** What archiving the worktree `name` keeps (a snapshot of what is not committed) and loses. */
+export function archivePreview(name: string): Promise<ArchivePreview> {
+  return command('archive_preview', { name });
+}
+
+/** Snapshots the worktree `name` and removes its folder; the branch stays. */
+export function archiveWorktree(name: string): Promise<WorktreeView> {
+  return command('archive_worktree', { name });
+}
+
+/** Brings an archived worktree's folder back, with what was not committed. */
+export function restoreWorktree(name: string): Promise<WorktreeView> {
+  return command('restore_worktree', { name });
+}
+
+/** What the worktree `name` changed against its base: committed and not, per file and hunk. */
+export function reviewWorktree(name: string): Promise<WorktreeReview> {
+  return command('review_worktree', { name });
+}
+
+/**
+ * Throws away an uncommitted change of `path` in the worktree `name`: one hunk (its header as
+ * the review showed it; a stale one is refused) or, with `hunk` null, the whole file. The new
+ * review.
+ */
+export function discardChange(
+  name: string,
+  path: string,
+  hunk: string | null,
+): Promise<WorktreeReview> {
+  return command('discard_change', { name, path, hunk });
+}
+
+/** Commits every uncommitted change of the worktree `name` on its branch. */
+export function commitWorktree(name: string, message: string): Promise<CommitResult> {
+  return command('commit_worktree', { name, message });
+}
+
+/** Merges the worktree's branch into its base (a conflict changes nothing). */
+export function mergeWorktree(name: string): Promise<MergeOutcome> {
+  return command('merge_worktree', { name });
+}
+
+/** Pushes the worktree's branch to its remote. */
+export function pushWorktree(name: string): Promise<PushResult> {
+  return command('push_worktree', { name });
+}
+
+/** "Continue in a new worktree": a worktree at the node's files and a session with its branch. */
+export function forkIntoWorktree(nodeId: string, name: string | null): Promise<WorktreeFork> {
+  return command('fork_into_worktree', { nodeId, name });
 }

@@ -58,9 +58,25 @@ export class ChatStore {
 
   /** Opens the window's chat on `sessionId` (`null`: the most recent one). */
   async open(sessionId: string | null): Promise<void> {
+    await this.#attach((onevent) => ipc.startSession(sessionId, onevent));
+  }
+
+  /**
+   * Opens the window's chat on a stored session or (`sessionId` null) a new one, in `worktree`
+   * when given, with a stream of its own: a session still running goes on in the background,
+   * and one running in the background comes back with its live stream.
+   */
+  async openSession(sessionId: string | null, worktree: string | null): Promise<void> {
+    await this.#attach((onevent) => ipc.openSession(sessionId, worktree, onevent));
+  }
+
+  /** Shows the session `start` opens, its events (and only its) from the new Channel. */
+  async #attach(
+    start: (onevent: (event: SessionEvent) => void) => Promise<SessionView>,
+  ): Promise<void> {
     const epoch = ++this.#epoch;
     this.#pending = [];
-    const view = await ipc.startSession(sessionId, (event) => {
+    const view = await start((event) => {
       // Events of a chat this window has since left are dropped.
       if (epoch === this.#epoch) this.receive(event);
     });

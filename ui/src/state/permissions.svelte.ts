@@ -22,6 +22,7 @@ import {
   removeRequest,
   resolvedElsewhereText,
   waiting,
+  withRestored,
   withView,
   type PermissionState,
 } from './permissions';
@@ -63,6 +64,36 @@ export class PermissionStore {
     }
     this.state = reduce(this.state, event);
     if (this.shown !== before) this.error = null;
+  }
+
+  /** Requests left waiting by sessions the window no longer shows, by session id. Not state:
+   * nothing shows it until `enter` puts a session's back into the queue. */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity
+  #away = new Map<string, PermissionRequest[]>();
+
+  /**
+   * The window shows another session (opened with its own stream): the requests of `sessionId`
+   * (the one left) are put aside — only the shown session's requests can be answered here.
+   */
+  leave(sessionId: string | null): void {
+    const before = this.shown;
+    if (sessionId !== null && this.state.queue.length > 0) {
+      this.#away.set(sessionId, this.state.queue);
+    }
+    this.state = { ...this.state, queue: [] };
+    if (this.shown !== before) this.error = null;
+  }
+
+  /**
+   * The window shows `sessionId` again: the requests it left waiting come back in front while
+   * it still waits (`waiting`: its activity says so), else they are forgotten (answered, or its
+   * run ended, meanwhile).
+   */
+  enter(sessionId: string | null, waiting: boolean): void {
+    if (sessionId === null) return;
+    const left = this.#away.get(sessionId) ?? [];
+    this.#away.delete(sessionId);
+    if (waiting) this.state = withRestored(this.state, left);
   }
 
   /**

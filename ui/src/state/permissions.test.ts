@@ -16,6 +16,7 @@ import {
   visibleParts,
   visibleText,
   waiting,
+  withRestored,
   withView,
   type PermissionState,
 } from './permissions';
@@ -73,6 +74,13 @@ describe('the permission queue', () => {
     // An unknown id changes nothing.
     const same = play(state, { type: 'permission_resolved', request_id: 'zz', decision: 'deny' });
     expect(same).toBe(state);
+  });
+
+  it('puts back in front the requests a session left waiting, none twice', () => {
+    const state = play(EMPTY_PERMISSIONS, requested(request('c')), requested(request('a')));
+    const back = withRestored(state, [request('a'), request('b')]);
+    expect(back.queue.map((r) => r.request_id)).toEqual(['a', 'b', 'c']);
+    expect(withRestored(state, [])).toBe(state);
   });
 
   it('follows the mode once the view is read', () => {

@@ -59,6 +59,22 @@ export function removeRequest(state: PermissionState, requestId: string): Permis
   return { ...state, queue: state.queue.filter((item) => item.request_id !== requestId) };
 }
 
+/**
+ * The state with `requests` (those a session left waiting when the window showed another one)
+ * back in front, in their order; requests that arrived since stay behind them, none twice.
+ */
+export function withRestored(
+  state: PermissionState,
+  requests: PermissionRequest[],
+): PermissionState {
+  if (requests.length === 0) return state;
+  const back = new Set(requests.map((request) => request.request_id));
+  return {
+    ...state,
+    queue: [...requests, ...state.queue.filter((item) => !back.has(item.request_id))],
+  };
+}
+
 /** The state with the view Rust answered (every permission command answers the whole view). */
 export function withView(state: PermissionState, view: PermissionsView): PermissionState {
   return { ...state, view };

@@ -139,6 +139,12 @@ impl LiveSession {
         waiting
     }
 
+    /// Sends the permission requests still waiting to the stream again (a window that shows
+    /// this session again asks them in its dialog).
+    pub fn repeat_waiting_permission_requests(&self) {
+        self.permissions.gate().repeat_waiting();
+    }
+
     /// The project's mode, rules and sandbox, as this session enforces them.
     pub fn permissions_view(&self) -> PermissionsView {
         self.permissions.view()

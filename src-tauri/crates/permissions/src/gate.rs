@@ -49,7 +49,7 @@ struct State {
     sink: Option<EventSink>,
     preview: Option<DiffPreview>,
     save_rule: Option<SaveRule>,
-    waiting: HashMap<String, oneshot::Sender<Answer>>,
+    waiting: HashMap<String, (oneshot::Sender<Answer>, PermissionRequest)>,
 }
 
 /// The permission hook of one live session.
@@ -111,7 +111,7 @@ impl PermissionGate {
         decision: PermissionDecision,
         reason: Option<String>,
     ) -> Result<(), UnknownRequest> {
-        let sender = self
+        let (sender, _) = self
             .lock()
             .waiting
             .remove(request_id)
@@ -124,6 +124,23 @@ impl PermissionGate {
     /// Requests waiting for an answer.
     pub fn waiting(&self) -> Vec<String> {
         self.lock().waiting.keys().cloned().collect()
+    }
+
+    /// The requests waiting for an answer, in full (shown again when a window shows their
+    /// session again).
+    pub fn waiting_requests(&self) -> Vec<PermissionRequest> {
+        self.lock()
+            .waiting
+            .values()
+            .map(|(_, r)| r.clone())
+            .collect()
+    }
+
+    /// Sends every waiting request to the sink again as `permission_requested`.
+    pub fn repeat_waiting(&self) {
+        for request in self.waiting_requests() {
+            self.emit(&CodingEvent::PermissionRequested { request });
+        }
     }
 
     fn request(
@@ -200,7 +217,9 @@ impl PermissionGate {
         let request = self.request(call, action, evaluation);
         let request_id = request.request_id.clone();
         let (sender, receiver) = oneshot::channel();
-        self.lock().waiting.insert(request_id.clone(), sender);
+        self.lock()
+            .waiting
+            .insert(request_id.clone(), (sender, request.clone()));
         self.emit(&CodingEvent::PermissionRequested {
             request: request.clone(),
         });

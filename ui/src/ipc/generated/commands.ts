@@ -43,6 +43,7 @@ import type { ToolList } from './ToolList';
 import type { ToolReview } from './ToolReview';
 import type { ToolRun } from './ToolRun';
 import type { WorktreeCreated } from './WorktreeCreated';
+import type { WorktreeFork } from './WorktreeFork';
 import type { WorktreeReview } from './WorktreeReview';
 import type { WorktreeSetup } from './WorktreeSetup';
 import type { WorktreeView } from './WorktreeView';
@@ -72,6 +73,7 @@ export interface Commands {
   commit_worktree: { args: { name: string; message: string }; response: CommitResult };
   merge_worktree: { args: { name: string }; response: MergeOutcome };
   push_worktree: { args: { name: string }; response: PushResult };
+  fork_into_worktree: { args: { nodeId: string; name: string | null }; response: WorktreeFork };
   session_state: { args: Record<never, never>; response: SessionState };
   prompt: { args: { message: string; images: Array<ImageContent> }; response: void };
   steer: { args: { message: string }; response: void };
@@ -154,6 +156,7 @@ export const COMMAND_NAMES = [
   'commit_worktree',
   'merge_worktree',
   'push_worktree',
+  'fork_into_worktree',
   'session_state',
   'prompt',
   'steer',
