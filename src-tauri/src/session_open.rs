@@ -38,21 +38,30 @@ fn activity_sink(
     worktree: Option<String>,
     shown: bool,
 ) -> impl Fn(&SessionEvent) + Send + Sync + 'static {
-    let id = Mutex::new(session_id);
+    // The id, and the last state sent: a new session learns its id from its first stored
+    // node, after its run started — the state is sent again then, with the id.
+    let known = Mutex::new((session_id, None::<ActivityState>));
     move |event| {
-        let Ok(mut id) = id.lock() else {
+        let Ok(mut known) = known.lock() else {
             return;
         };
+        let mut changed = ActivityState::after(event);
         if let SessionEvent::Coding(CodingEvent::NodeAppended { session_id, .. }) = event {
-            *id = Some(session_id.clone());
+            if known.0.as_deref() != Some(session_id.as_str()) {
+                known.0 = Some(session_id.clone());
+                changed = changed.or(known.1);
+            }
         }
-        if let (Some(state), Some(channel)) = (ActivityState::after(event), &channel) {
-            let _ = channel.send(SessionActivity {
-                session_id: id.clone(),
-                state,
-                worktree: worktree.clone(),
-                shown,
-            });
+        if let Some(state) = changed {
+            known.1 = Some(state);
+            if let Some(channel) = &channel {
+                let _ = channel.send(SessionActivity {
+                    session_id: known.0.clone(),
+                    state,
+                    worktree: worktree.clone(),
+                    shown,
+                });
+            }
         }
     }
 }
@@ -124,6 +133,18 @@ pub async fn open(
     let label = window.label().to_owned();
     let project = state.project(&label)?;
     let arbor = state.app()?;
+    let generation = {
+        let mut windows = state.windows();
+        let window_state = windows.entry(label.clone()).or_default();
+        window_state.opening += 1;
+        window_state.opening
+    };
+    let overtaken = |state: &State<'_, DesktopState>| {
+        state
+            .windows()
+            .get(&label)
+            .is_none_or(|w| w.opening != generation)
+    };
     put_away(state, &label).await;
     let activity = state.windows().get(&label).and_then(|w| w.activity.clone());
     // A session still running in the background is shown again as it is.
@@ -134,6 +155,18 @@ pub async fn open(
             .and_then(|w| w.background.remove(id))
     });
     if let Some(background) = waiting {
+        if overtaken(state) {
+            let view = background.session.read().await.view()?;
+            if let Some(id) = opening.session_id {
+                state
+                    .windows()
+                    .entry(label)
+                    .or_default()
+                    .background
+                    .insert(id, background);
+            }
+            return Ok(view);
+        }
         let view = {
             let mut live = background.session.write().await;
             show(&mut live, events, activity, background.worktree.clone());
@@ -195,6 +228,12 @@ pub async fn open(
     })
     .await??;
     let (mut session, worktree) = session;
+    if overtaken(state) {
+        // A later open is the window's chat now; this one's view goes nowhere.
+        let view = session.view()?;
+        session.close().await;
+        return Ok(view);
+    }
     show(&mut session, events, activity, worktree.clone());
     let view = session.view()?;
     let session: SharedSession = Arc::new(RwLock::new(session));

@@ -34,6 +34,9 @@ pub struct WindowState {
     /// Sessions still running that the window no longer shows, by session id: they go on,
     /// their activity reported, until they finish or are shown again.
     pub background: HashMap<String, Background>,
+    /// Counts the window's session opens: an open overtaken by a later one (the project's
+    /// latest chat still loading when the user starts another) does not replace it.
+    pub opening: u64,
     /// Where the window's sessions report their activity (`watch_sessions`).
     pub activity: Option<Channel<SessionActivity>>,
     /// Set while the window's clone form runs a clone; storing `true` cancels it.

@@ -79,10 +79,16 @@ async fn two_agents_in_two_worktrees_one_answered_from_its_badge_one_reviewed_an
                 json!({"path": "alpha.txt", "content": "written by alpha\n"}),
             ))
             .turn(Turn::text("Alpha is done."))
-            .turn(Turn::stream().tool_call(
-                "write",
-                json!({"path": target.display().to_string(), "content": "beta"}),
-            ))
+            // Slow to get to its question: the user has moved on to alpha by then.
+            .turn(
+                Turn::stream()
+                    .text("Let me note that down.")
+                    .tool_call(
+                        "write",
+                        json!({"path": target.display().to_string(), "content": "beta"}),
+                    )
+                    .stall_for(2, 6000),
+            )
             .turn(Turn::text("Beta is done.")),
     )
     .await?;
@@ -174,24 +180,22 @@ async fn worktrees_run(
     element(client, "[data-testid=composer]").await?;
     pick_model(client).await?;
     send_prompt(client, "note it outside").await?;
-    element(client, "[data-testid=permission-dialog][open]").await?;
-    wait_for_state(client, "beta", "waiting").await?;
+    wait_for_state(client, "beta", "running").await?;
 
-    // 3. Alpha shown again while beta waits: beta's state and badge in the sidebar.
+    // 3. Alpha shown while beta runs on in the background; beta comes to its question there:
+    // its state and a badge in the sidebar, no dialog over alpha.
     click(client, "[data-testid=session-item][data-worktree=alpha]").await?;
-    until(
-        "the permission dialog closed with beta hidden",
-        async || {
-            Ok(client
-                .find(fantoccini::Locator::Css(
-                    "[data-testid=permission-dialog][open]",
-                ))
-                .await
-                .is_err()
-                .then_some(()))
-        },
-    )
-    .await?;
+    answered(client, "Alpha is done.").await?;
+    wait_for_state(client, "beta", "waiting").await?;
+    ensure!(
+        client
+            .find(fantoccini::Locator::Css(
+                "[data-testid=permission-dialog][open]"
+            ))
+            .await
+            .is_err(),
+        "beta's question is not asked over alpha"
+    );
     wait_for_state(client, "beta", "waiting").await?;
     element(
         client,
@@ -208,6 +212,12 @@ async fn worktrees_run(
         client,
         "[data-testid=session-item][data-worktree=beta] [data-testid=session-badge]",
     )
+    .await?;
+    until("beta shown", async || {
+        Ok(item_attribute(client, "beta", "class")
+            .await?
+            .filter(|class| class.split(' ').any(|c| c == "current")))
+    })
     .await?;
     element(client, "[data-testid=permission-dialog][open]").await?;
     press(client, "[data-testid=permission-allow-once]").await?;
@@ -246,7 +256,7 @@ async fn worktrees_run(
     let rows = client
         .execute(
             "return [...document.querySelectorAll('[data-testid=worktree-row]')] \
-             .map(r => [r.dataset.name, r.dataset.branch]);",
+             .map(r => [r.dataset.name, r.dataset.branch]).sort();",
             vec![],
         )
         .await?;
