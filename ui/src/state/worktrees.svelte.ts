@@ -22,8 +22,11 @@ import {
   EMPTY_WORKTREES,
   inBackground,
   reduce,
+  sameTurn,
   shownWorktree,
   worktreeOf,
+  type LastTurnNodes,
+  type LastTurnState,
   type ReviewAction,
   type ReviewState,
   type WorktreesAction,
@@ -41,6 +44,11 @@ export class WorktreeStore {
 
   get review(): ReviewState {
     return this.state.review;
+  }
+
+  /** The review pane's "Last turn" (`null`: none shown). */
+  get lastTurn(): LastTurnState | null {
+    return this.state.lastTurn;
   }
 
   /** The worktree the shown session works in (`null`: the project's own folder). */
@@ -148,6 +156,29 @@ export class WorktreeStore {
   async refreshReview(): Promise<void> {
     const { name, busy } = this.state.review;
     if (name !== null && busy === null) await this.openReview(name);
+  }
+
+  /**
+   * The review pane shows the last turn of `nodes` (`null`: no stored user message yet): its
+   * files are read when the turn is another than the one shown (a run ended, another session or
+   * branch is shown). A turn's two nodes keep their files, so the same turn is not read again.
+   */
+  async showLastTurn(nodes: LastTurnNodes | null): Promise<void> {
+    const shown = this.state.lastTurn;
+    if (nodes === null ? shown === null : shown !== null && sameTurn(shown.nodes, nodes)) return;
+    this.#do({ type: 'last_turn_start', nodes });
+    if (nodes === null) return;
+    try {
+      const diff = await ipc.diffNodes(nodes.from, nodes.to);
+      this.#do({ type: 'last_turn', nodes, diff });
+    } catch (raw) {
+      const error = ipc.toArborError(raw);
+      this.#do({
+        type: 'last_turn_failed',
+        nodes,
+        error: { code: error.code, message: error.message },
+      });
+    }
   }
 
   closeReview(): void {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionActivity } from '../ipc/wire';
+import type { NodeDiff, SessionActivity } from '../ipc/wire';
+import type { ChatItem } from './chat';
 import { REVIEW, sessionItem, WORKTREE } from '../test-ipc';
 import {
   activityOf,
@@ -14,6 +15,7 @@ import {
   formatBytes,
   hunkLines,
   inBackground,
+  lastTurnOf,
   MAX_LOG_LINES,
   mergeText,
   orderedWorktrees,
@@ -270,6 +272,70 @@ describe('the review pane', () => {
     expect(pushText({ branch: 'arbor/x', url: 'https://h/r.git', commit: 'abcdef1234' })).toBe(
       'Pushed arbor/x (abcdef1) to https://h/r.git.',
     );
+  });
+});
+
+describe('the review pane’s last turn', () => {
+  const item = (kind: 'user' | 'assistant', nodeId: string | null): ChatItem =>
+    kind === 'user'
+      ? { kind, key: `k-${nodeId}`, nodeId, siblings: [], text: 'hi', images: [] }
+      : {
+          kind,
+          key: `k-${nodeId}`,
+          nodeId,
+          siblings: [],
+          content: [],
+          status: 'done',
+          errorMessage: null,
+          model: 'm1',
+        };
+  const diff = (from: string, to: string): NodeDiff => ({
+    from_node: from,
+    to_node: to,
+    from_snapshot: 'a',
+    to_snapshot: 'b',
+    files: [],
+  });
+
+  it('goes from the branch’s last stored user message to its leaf', () => {
+    const items = [item('user', 'u1'), item('assistant', 'a1'), item('user', 'u2')];
+    expect(lastTurnOf({ sessionId: 's1', items, leafId: 'a2' })).toEqual({
+      sessionId: 's1',
+      from: 'u2',
+      to: 'a2',
+    });
+    // A user message not stored yet (its run just started): the last stored one.
+    const unsaved = [...items.slice(0, 2), item('user', null)];
+    expect(lastTurnOf({ sessionId: 's1', items: unsaved, leafId: 'a1' })).toMatchObject({
+      from: 'u1',
+      to: 'a1',
+    });
+    // No stored user message yet: no last turn.
+    expect(lastTurnOf({ sessionId: null, items: [item('user', null)], leafId: null })).toBeNull();
+    expect(lastTurnOf(null)).toBeNull();
+  });
+
+  it('keeps only the answer for the turn asked last, and goes with the pane', () => {
+    const first = { sessionId: 's1', from: 'u1', to: 'a1' };
+    const second = { sessionId: 's1', from: 'u2', to: 'a2' };
+    let state = play(
+      EMPTY_WORKTREES,
+      { type: 'last_turn_start', nodes: first },
+      { type: 'last_turn_start', nodes: second },
+    );
+    expect(state.lastTurn).toEqual({ nodes: second, diff: null, error: null });
+    // The first turn's late answer is dropped.
+    expect(play(state, { type: 'last_turn', nodes: first, diff: diff('u1', 'a1') })).toBe(state);
+    state = play(state, { type: 'last_turn', nodes: second, diff: diff('u2', 'a2') });
+    expect(state.lastTurn?.diff?.to_node).toBe('a2');
+    state = play(state, {
+      type: 'last_turn_failed',
+      nodes: second,
+      error: { code: 'no_code_state', message: 'stored before files were recorded' },
+    });
+    expect(state.lastTurn).toMatchObject({ diff: null, error: { code: 'no_code_state' } });
+    expect(play(state, { type: 'last_turn_start', nodes: null }).lastTurn).toBeNull();
+    expect(play(state, { type: 'review_closed' }).lastTurn).toBeNull();
   });
 });
 

@@ -3,7 +3,7 @@
 // (running, waiting for the user, done, failed — reported over `watch_sessions`, keyed by
 // session id), which session the window shows and in which worktree, the badges (sessions
 // waiting for the user that are not shown), and the review pane's state (the review, the action
-// in flight, the last commit, merge and push). Pure (no Svelte, no IPC), so every rule is
+// in flight, the last commit, merge and push, the files of the shown branch's last turn). Pure (no Svelte, no IPC), so every rule is
 // unit-tested (worktrees.test.ts); worktrees.svelte.ts feeds it.
 import type {
   ActivityState,
@@ -11,6 +11,7 @@ import type {
   CommitResult,
   ErrorCode,
   MergeOutcome,
+  NodeDiff,
   PushResult,
   SessionActivity,
   SessionListItem,
@@ -18,6 +19,7 @@ import type {
   WorktreeReview,
   WorktreeView,
 } from '../ipc/wire';
+import type { ChatModel } from './chat';
 
 /** What the review pane is doing: reading the review, or one of its actions. */
 export type ReviewAction = 'load' | 'discard' | 'commit' | 'merge' | 'push';
@@ -53,6 +55,23 @@ export interface Shown {
   fresh: boolean;
 }
 
+/** The shown branch's last turn: from its last stored user message to its leaf. */
+export interface LastTurnNodes {
+  sessionId: string | null;
+  /** The last stored user message (its files are the turn's start). */
+  from: string;
+  /** The branch's leaf. */
+  to: string;
+}
+
+/** The review pane's "Last turn": the files the shown branch's last turn changed. */
+export interface LastTurnState {
+  nodes: LastTurnNodes;
+  /** `null` until `diff_nodes` answers (or when it failed). */
+  diff: NodeDiff | null;
+  error: { code: ErrorCode | 'unknown'; message: string } | null;
+}
+
 export interface WorktreesState {
   /** `null` until `list_worktrees` answers. */
   worktrees: WorktreeView[] | null;
@@ -62,6 +81,8 @@ export interface WorktreesState {
   sessionWorktrees: ReadonlyMap<string, string | null>;
   shown: Shown;
   review: ReviewState;
+  /** `null`: no stored user message on the shown branch, or the review pane is closed. */
+  lastTurn: LastTurnState | null;
 }
 
 export const EMPTY_REVIEW: ReviewState = {
@@ -80,6 +101,7 @@ export const EMPTY_WORKTREES: WorktreesState = {
   sessionWorktrees: new Map(),
   shown: { sessionId: null, worktree: null, fresh: false },
   review: EMPTY_REVIEW,
+  lastTurn: null,
 };
 
 export type WorktreesAction =
@@ -105,6 +127,10 @@ export type WorktreesAction =
   | { type: 'committed'; name: string; result: CommitResult }
   | { type: 'merged'; name: string; outcome: MergeOutcome }
   | { type: 'pushed'; name: string; result: PushResult }
+  /** The review pane reads the last turn of `nodes` (`null`: there is none). */
+  | { type: 'last_turn_start'; nodes: LastTurnNodes | null }
+  | { type: 'last_turn'; nodes: LastTurnNodes; diff: NodeDiff }
+  | { type: 'last_turn_failed'; nodes: LastTurnNodes; error: LastTurnState['error'] }
   /** The review pane closed. */
   | { type: 'review_closed' };
 
@@ -156,9 +182,43 @@ export function reduce(state: WorktreesState, action: WorktreesAction): Worktree
     case 'pushed':
       if (state.review.name !== action.name) return state;
       return { ...state, review: { ...state.review, busy: null, push: action.result } };
+    case 'last_turn_start':
+      return {
+        ...state,
+        lastTurn: action.nodes && { nodes: action.nodes, diff: null, error: null },
+      };
+    case 'last_turn':
+      // Only the answer for the turn shown now (a later turn may have been asked for since).
+      if (!state.lastTurn || !sameTurn(state.lastTurn.nodes, action.nodes)) return state;
+      return { ...state, lastTurn: { ...state.lastTurn, diff: action.diff, error: null } };
+    case 'last_turn_failed':
+      if (!state.lastTurn || !sameTurn(state.lastTurn.nodes, action.nodes)) return state;
+      return { ...state, lastTurn: { ...state.lastTurn, diff: null, error: action.error } };
     case 'review_closed':
-      return { ...state, review: EMPTY_REVIEW };
+      return { ...state, review: EMPTY_REVIEW, lastTurn: null };
   }
+}
+
+/** Whether two last turns are the same (same session, same nodes). */
+export function sameTurn(a: LastTurnNodes, b: LastTurnNodes): boolean {
+  return a.sessionId === b.sessionId && a.from === b.from && a.to === b.to;
+}
+
+/**
+ * The last turn of the branch a chat shows: from its last stored user message to its leaf
+ * (`null` while no user message is stored).
+ */
+export function lastTurnOf(
+  model: Pick<ChatModel, 'sessionId' | 'items' | 'leafId'> | null,
+): LastTurnNodes | null {
+  if (!model) return null;
+  for (let at = model.items.length - 1; at >= 0; at--) {
+    const item = model.items[at];
+    if (item.kind === 'user' && item.nodeId !== null) {
+      return { sessionId: model.sessionId, from: item.nodeId, to: model.leafId ?? item.nodeId };
+    }
+  }
+  return null;
 }
 
 /** `list` with `worktree` in place of the one of its name, or added last. */

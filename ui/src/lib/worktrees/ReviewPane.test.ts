@@ -2,14 +2,19 @@ import { render, screen, waitFor, within } from '@testing-library/svelte';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import * as ipc from '../../ipc';
+import type { AgentMessage, ProjectInfo, SessionView, TreeNodeView } from '../../ipc/wire';
 import {
+  appendedEvent,
   BASH_REQUEST,
   EMPTY_VIEW,
   emit,
   emitActivity,
+  entryOf,
   REPO,
+  reply,
   REVIEW,
   sessionItem,
+  TREE,
 } from '../../test-ipc';
 import ProjectView from '../project/ProjectView.svelte';
 
@@ -42,10 +47,10 @@ beforeEach(() => {
   vi.mocked(ipc.listSessions).mockResolvedValue([IN_WORKTREE, PLAIN, OTHER]);
 });
 
-async function openWindow() {
+async function openWindow(project: ProjectInfo = REPO) {
   const user = userEvent.setup();
   render(ProjectView, {
-    project: REPO,
+    project,
     appLabel: 'Arbor 0.1.0',
     onclose: vi.fn(),
     onerror: vi.fn(),
@@ -136,12 +141,15 @@ describe('opening sessions', () => {
     emit({ type: 'agent_start' });
     await screen.findByTestId('stop');
     await user.keyboard('{Control>}n{/Control}');
+    // It runs in the project's own folder: asked first.
+    await user.click(await screen.findByTestId('folder-chat-anyway'));
     await waitFor(() =>
       expect(ipc.openSession).toHaveBeenCalledWith(null, null, expect.any(Function)),
     );
     expect(ipc.newSession).not.toHaveBeenCalled();
     await user.keyboard('{Control>}n{/Control}');
     await waitFor(() => expect(ipc.newSession).toHaveBeenCalledTimes(1));
+    expect(screen.queryByTestId('confirm-dialog')).not.toBeInTheDocument();
   });
 
   it('opens the new chat of a worktree just made in that worktree', async () => {
@@ -165,9 +173,163 @@ async function openReview() {
   return { user, pane, toggle };
 }
 
+describe('a second chat in the project’s folder', () => {
+  it('warns while the shown chat runs there; "Here anyway" starts it in the folder', async () => {
+    const user = await openWindow();
+    emit({ type: 'agent_start' });
+    await screen.findByTestId('stop');
+    await user.click(screen.getByTestId('new-session'));
+    const dialog = await screen.findByTestId('confirm-dialog');
+    expect(dialog).toHaveTextContent('Another chat is running in this folder');
+    expect(dialog).toHaveTextContent(
+      "Two agents changing the same files in one folder can overwrite each other's work.",
+    );
+    expect(within(dialog).getByTestId('confirm-ok')).toHaveTextContent('New chat in a worktree');
+    expect(within(dialog).getByTestId('folder-chat-anyway')).toHaveTextContent('Here anyway');
+    expect(within(dialog).getByTestId('confirm-cancel')).toHaveFocus();
+    expect(ipc.openSession).not.toHaveBeenCalled();
+    expect(ipc.newSession).not.toHaveBeenCalled();
+    await user.click(within(dialog).getByTestId('folder-chat-anyway'));
+    await waitFor(() =>
+      expect(ipc.openSession).toHaveBeenCalledWith(null, null, expect.any(Function)),
+    );
+    expect(screen.queryByTestId('confirm-dialog')).not.toBeInTheDocument();
+  });
+
+  it('offers the new chat a worktree instead; Cancel does nothing', async () => {
+    const user = await openWindow();
+    emit({ type: 'agent_start' });
+    await screen.findByTestId('stop');
+    await user.keyboard('{Control>}n{/Control}');
+    await user.click(await screen.findByTestId('confirm-cancel'));
+    expect(screen.queryByTestId('confirm-dialog')).not.toBeInTheDocument();
+    expect(ipc.openSession).not.toHaveBeenCalled();
+    expect(ipc.newSession).not.toHaveBeenCalled();
+    expect(screen.getByTestId('stop')).toBeInTheDocument();
+    await user.keyboard('{Control>}n{/Control}');
+    await user.click(await screen.findByTestId('confirm-ok'));
+    expect(screen.queryByTestId('confirm-dialog')).not.toBeInTheDocument();
+    expect(await screen.findByTestId('new-worktree-dialog')).toBeInTheDocument();
+    await user.type(screen.getByTestId('worktree-name'), 'fix-parser{Enter}');
+    await waitFor(() =>
+      expect(ipc.openSession).toHaveBeenCalledWith(null, 'fix-parser', expect.any(Function)),
+    );
+    expect(ipc.openSession).toHaveBeenCalledTimes(1);
+  });
+
+  it('does not warn when the running chat works in a worktree', async () => {
+    const user = await openWindow();
+    await pick(user, 's2');
+    await screen.findByTestId('review-toggle');
+    emit({ type: 'agent_start' });
+    await screen.findByTestId('stop');
+    await user.keyboard('{Control>}n{/Control}');
+    await waitFor(() =>
+      expect(ipc.openSession).toHaveBeenCalledWith(null, null, expect.any(Function)),
+    );
+    expect(screen.queryByTestId('confirm-dialog')).not.toBeInTheDocument();
+  });
+
+  it('offers no worktree in a folder that is not a git repository', async () => {
+    const user = await openWindow({ ...REPO, is_git_repo: false });
+    emit({ type: 'agent_start' });
+    await screen.findByTestId('stop');
+    await user.keyboard('{Control>}n{/Control}');
+    const dialog = await screen.findByTestId('confirm-dialog');
+    expect(dialog).toHaveTextContent('Another chat is running in this folder');
+    expect(within(dialog).queryByTestId('folder-chat-anyway')).not.toBeInTheDocument();
+    await user.click(within(dialog).getByTestId('confirm-ok'));
+    await waitFor(() =>
+      expect(ipc.openSession).toHaveBeenCalledWith(null, null, expect.any(Function)),
+    );
+  });
+});
+
+const [U1, , , A1B] = TREE.nodes;
+/** The worktree's session as stored: one turn, `u1` answered by `a1b`. */
+const ONE_TURN: SessionView = {
+  ...EMPTY_VIEW,
+  session_id: 's2',
+  entries: [entryOf(TREE, U1), entryOf(TREE, A1B)],
+};
+
+/** Opens the review of `s2`, stored as `view`. */
+async function openReviewOf(view: SessionView) {
+  const real = vi.mocked(ipc.openSession).getMockImplementation();
+  vi.mocked(ipc.openSession).mockImplementationOnce(async (id, worktree, onevent) => {
+    await real?.(id, worktree, onevent);
+    return view;
+  });
+  return openReview();
+}
+
+/** A node of the worktree's session as the stream names it. */
+function stored(node: TreeNodeView) {
+  return { ...appendedEvent(node), session_id: 's2' };
+}
+
+describe('the review pane’s last turn', () => {
+  it('shows the files the last turn changed with their patches, read only, first', async () => {
+    const { pane } = await openReviewOf(ONE_TURN);
+    const section = await within(pane).findByTestId('review-last-turn');
+    expect(ipc.diffNodes).toHaveBeenCalledWith('u1', 'a1b');
+    const files = await within(section).findAllByTestId('review-last-turn-file');
+    expect(files.map((file) => file.dataset.path)).toEqual(['src/parser.rs', 'src/lexer.rs']);
+    expect(section).toHaveTextContent('Last turn');
+    expect(within(files[0]).getByText('let tokens = lex();').closest('tr')).toHaveClass('add');
+    expect(files[1]).toHaveTextContent('from src/lex.rs');
+    expect(within(section).queryByRole('button')).not.toBeInTheDocument();
+    expect(within(section).queryByTestId('review-file')).not.toBeInTheDocument();
+    // Above "Committed on …".
+    const committed = within(pane).getByText(/Committed on/);
+    expect(
+      section.compareDocumentPosition(committed) & Node.DOCUMENT_POSITION_FOLLOWING,
+    ).toBeTruthy();
+  });
+
+  it('reads the new last turn once a run ended, not while it runs', async () => {
+    await openReviewOf(ONE_TURN);
+    await screen.findAllByTestId('review-last-turn-file');
+    vi.mocked(ipc.diffNodes).mockImplementationOnce(async (from, to) => ({
+      from_node: from,
+      to_node: to,
+      from_snapshot: 'snap-b',
+      to_snapshot: 'snap-b',
+      files: [],
+    }));
+    const ask: AgentMessage = { role: 'user', content: [{ type: 'text', text: 'more' }] };
+    const u3 = { ...U1, id: 'u3', parent_id: 'a1b', first_line: 'more' };
+    const a3 = { ...A1B, id: 'a3', parent_id: 'u3', first_line: 'Nothing to change.' };
+    const answer = reply(a3.first_line);
+    emit(
+      { type: 'agent_start' },
+      { type: 'message_start', message: ask },
+      { type: 'message_end', message: ask },
+      stored(u3),
+    );
+    await screen.findByTestId('stop');
+    expect(ipc.diffNodes).toHaveBeenCalledTimes(1);
+    emit(
+      { type: 'message_start', message: answer },
+      { type: 'message_end', message: answer },
+      stored(a3),
+      { type: 'agent_end', messages: [], status: 'completed' },
+    );
+    await waitFor(() => expect(ipc.diffNodes).toHaveBeenLastCalledWith('u3', 'a3'));
+    const section = screen.getByTestId('review-last-turn');
+    await waitFor(() => expect(section).toHaveTextContent('The last turn changed no files'));
+    expect(within(section).queryByTestId('review-last-turn-file')).not.toBeInTheDocument();
+    expect(ipc.diffNodes).toHaveBeenCalledTimes(2);
+    expect(ipc.reviewWorktree).toHaveBeenCalledTimes(2);
+  });
+});
+
 describe('the review pane', () => {
   it('shows what the worktree committed and did not, file by file and hunk by hunk', async () => {
     const { pane, toggle } = await openReview();
+    // No user message stored yet: no last turn.
+    expect(within(pane).queryByTestId('review-last-turn')).not.toBeInTheDocument();
+    expect(ipc.diffNodes).not.toHaveBeenCalled();
     expect(toggle).toHaveAttribute('aria-pressed', 'true');
     expect(ipc.reviewWorktree).toHaveBeenCalledWith('fix-parser');
     expect(pane).toHaveTextContent('Committed on arbor/fix-parser');
