@@ -41,6 +41,8 @@ pub fn run() -> Result<(), tauri::Error> {
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
+        // A chat in the background that waits for the user says so (issue 25).
+        .plugin(tauri_plugin_notification::init())
         .manage(state::DesktopState::open())
         .setup(|app| {
             // `arbor-desktop PATH` opens that folder in the first window.

@@ -13,7 +13,7 @@ use arbor_app::{blocking, AppError, SessionConfig, SessionStart, SessionView, DE
 use arbor_protocol::views::worktrees::{ActivityState, SessionActivity};
 use arbor_protocol::{CodingEvent, SessionEvent};
 use tauri::ipc::Channel;
-use tauri::{State, Window};
+use tauri::{Manager, State, Window};
 use tokio::sync::RwLock;
 
 use crate::error::CommandError;
@@ -31,12 +31,40 @@ pub struct Opening {
     pub latest: bool,
 }
 
-/// A sink that reports `event`'s activity changes over `channel`.
+/// Tells the user, through the desktop's notifications, that a chat the window does not show
+/// waits for an answer. Only the project's folder name and the worktree's name (a checked
+/// name) go into it, never text from the model.
+type Notify = Arc<dyn Fn(Option<&str>) + Send + Sync>;
+
+fn notifier(app: tauri::AppHandle, project: &str) -> Notify {
+    let project = std::path::Path::new(project)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Arc::new(move |worktree| {
+        use tauri_plugin_notification::NotificationExt;
+        let body = match worktree {
+            Some(name) => format!("A chat in the worktree {name} waits for your answer."),
+            None => "A chat waits for your answer.".to_owned(),
+        };
+        // No notification service (a bare X session): the sidebar's badge still says it.
+        let _ = app
+            .notification()
+            .builder()
+            .title(format!("Arbor · {project}"))
+            .body(body)
+            .show();
+    })
+}
+
+/// A sink that reports `event`'s activity changes over `channel` (and, for a session in the
+/// background, notifies when it comes to wait for the user).
 fn activity_sink(
     channel: Option<Channel<SessionActivity>>,
     session_id: Option<String>,
     worktree: Option<String>,
     shown: bool,
+    notify: Option<Notify>,
 ) -> impl Fn(&SessionEvent) + Send + Sync + 'static {
     // The id, and the last state sent: a new session learns its id from its first stored
     // node, after its run started — the state is sent again then, with the id.
@@ -53,6 +81,11 @@ fn activity_sink(
             }
         }
         if let Some(state) = changed {
+            if state == ActivityState::Waiting && known.1 != Some(state) {
+                if let Some(notify) = &notify {
+                    notify(worktree.as_deref());
+                }
+            }
             known.1 = Some(state);
             if let Some(channel) = &channel {
                 let _ = channel.send(SessionActivity {
@@ -67,7 +100,7 @@ fn activity_sink(
 }
 
 /// Moves the window's shown session out: into the background while it runs, closed otherwise.
-async fn put_away(state: &State<'_, DesktopState>, label: &str) {
+async fn put_away(state: &State<'_, DesktopState>, label: &str, notify: Notify) {
     let (previous, worktree, channel) = {
         let mut windows = state.windows();
         let window = windows.entry(label.to_owned()).or_default();
@@ -93,6 +126,7 @@ async fn put_away(state: &State<'_, DesktopState>, label: &str) {
         Some(id.clone()),
         worktree.clone(),
         false,
+        Some(notify),
     ));
     drop(live);
     state
@@ -116,7 +150,7 @@ fn show(
     worktree: Option<String>,
 ) {
     let forward = crate::channel::forward(events);
-    let report = activity_sink(activity, session.session_id(), worktree, true);
+    let report = activity_sink(activity, session.session_id(), worktree, true, None);
     session.attach(move |event| {
         report(event);
         forward(event);
@@ -145,7 +179,12 @@ pub async fn open(
             .get(&label)
             .is_none_or(|w| w.opening != generation)
     };
-    put_away(state, &label).await;
+    put_away(
+        state,
+        &label,
+        notifier(window.app_handle().clone(), &project.path),
+    )
+    .await;
     let activity = state.windows().get(&label).and_then(|w| w.activity.clone());
     // A session still running in the background is shown again as it is.
     let waiting = opening.session_id.as_ref().and_then(|id| {

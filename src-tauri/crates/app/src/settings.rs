@@ -88,6 +88,13 @@ impl SettingsFile for Settings {
                 )));
             }
         }
+        if let Some(base) = &self.worktree_base {
+            if !matches!(base.as_str(), "current" | "remote") {
+                return Err(SettingsError::Value(format!(
+                    "worktreeBase `{base}` is not `current` or `remote`"
+                )));
+            }
+        }
         for (what, dir) in [
             ("workspaces", &self.workspaces_dir),
             ("worktrees", &self.worktrees_dir),
@@ -163,6 +170,7 @@ mod tests {
             tool_env_pass_through: vec!["GH_TOKEN".into()],
             workspaces_dir: Some("/srv/work".into()),
             worktrees_dir: Some("/srv/worktrees".into()),
+            worktree_base: Some("remote".into()),
             github_host: Some("github.example.com".into()),
             snapshot_ignores: vec!["*.bin".into(), "/data/".into()],
             stream_idle_timeout_secs: Some(300),

@@ -213,10 +213,18 @@ impl ArborApp {
         git::validate_name(&name)?;
         let main_root = PathBuf::from(&main.root);
         let folder = self.worktrees_dir().join(project_folder(&main)).join(&name);
+        // No base named: the settings say the project's branch, or the remote's default one.
+        let base = match base.map(str::trim).filter(|b| !b.is_empty()) {
+            Some(base) => Some(base.to_owned()),
+            None if self.settings().worktree_base.as_deref() == Some("remote") => {
+                git::remote_default_branch(&main_root)
+            }
+            None => None,
+        };
         let made = git::create(&NewWorktree {
             repo_root: main_root.clone(),
             name: name.clone(),
-            base: base.map(str::to_owned),
+            base,
             folder: folder.clone(),
         })?;
         let recorded = self.store().add_worktree(&NewWorktreeRow {

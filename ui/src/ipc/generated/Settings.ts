@@ -24,6 +24,11 @@ workspacesDir?: string | null,
  */
 worktreesDir?: string | null, 
 /**
+ * What a new worktree starts from when no base is named: `current` (the branch the
+ * project is on; the default) or `remote` (the remote's default branch, `origin/HEAD`).
+ */
+worktreeBase?: string | null, 
+/**
  * The host the GitHub token is for (a GitHub Enterprise server); default `github.com`.
  */
 githubHost?: string | null, 

@@ -217,22 +217,38 @@ pub struct CreatedWorktree {
     pub base_commit: String,
 }
 
+/// The remote's default branch as a remote-tracking branch (`origin/main`), from
+/// `refs/remotes/origin/HEAD`; `None` when the clone does not know it.
+pub fn remote_default_branch(repo_root: &Path) -> Option<String> {
+    let repo = open_main(repo_root).ok()?;
+    let head = repo.find_reference("refs/remotes/origin/HEAD").ok()?;
+    let target = head.symbolic_target()?;
+    target.strip_prefix("refs/remotes/").map(str::to_owned)
+}
+
 /// The base branch and its commit: a local branch, else a remote-tracking one, else (`None`)
-/// the branch HEAD is on.
+/// the branch HEAD is on. Started from a remote-tracking branch (`origin/main`) whose local
+/// branch exists, the worktree merges into that local branch (`main`).
 fn resolve_base(
     repo: &Repository,
     base: Option<&str>,
 ) -> Result<(String, git2::Oid), WorktreeError> {
     match base.map(str::trim).filter(|b| !b.is_empty()) {
         Some(base) => {
-            let found = repo
-                .find_branch(base, BranchType::Local)
-                .or_else(|_| repo.find_branch(base, BranchType::Remote))
-                .map_err(|_| WorktreeError::UnknownBase {
+            if let Ok(local) = repo.find_branch(base, BranchType::Local) {
+                return Ok((base.to_owned(), local.get().peel_to_commit()?.id()));
+            }
+            let remote = repo.find_branch(base, BranchType::Remote).map_err(|_| {
+                WorktreeError::UnknownBase {
                     base: base.to_owned(),
-                })?;
-            let commit = found.get().peel_to_commit()?;
-            Ok((base.to_owned(), commit.id()))
+                }
+            })?;
+            let commit = remote.get().peel_to_commit()?.id();
+            let local_name = base.split_once('/').map(|(_, name)| name.to_owned());
+            let merges_into = local_name
+                .filter(|name| repo.find_branch(name, BranchType::Local).is_ok())
+                .unwrap_or_else(|| base.to_owned());
+            Ok((merges_into, commit))
         }
         None => {
             let head = repo.head()?;

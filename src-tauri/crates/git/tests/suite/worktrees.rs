@@ -532,3 +532,40 @@ fn discarding_a_file_whose_name_looks_like_a_pattern_touches_only_that_file() {
         ("changed\n".into(), "changed\n".into())
     );
 }
+
+#[test]
+fn a_worktree_from_the_remotes_default_branch_merges_into_its_local_branch() {
+    let tmp = tempfile::tempdir().unwrap();
+    let served = tmp.path().join("served");
+    fs::create_dir_all(&served).unwrap();
+    let bare = make_repository(&served, "origin", 3, 100).unwrap();
+    let root = tmp.path().join("clone");
+    Repository::clone(bare.to_str().unwrap(), &root).unwrap();
+    // The local `main` is one commit behind what the remote has.
+    arbor_test_support::git_repo::git(&root, &["reset", "-q", "--hard", "HEAD~1"]).unwrap();
+    assert_eq!(
+        worktrees::remote_default_branch(&root).as_deref(),
+        Some("origin/main")
+    );
+    let made = worktrees::create(&NewWorktree {
+        repo_root: root.clone(),
+        name: "fresh".into(),
+        base: Some("origin/main".into()),
+        folder: tmp.path().join("worktrees/fresh"),
+    })
+    .unwrap();
+    let repo = Repository::open(&root).unwrap();
+    let remote_tip = repo
+        .find_branch("origin/main", git2::BranchType::Remote)
+        .unwrap()
+        .get()
+        .target()
+        .unwrap();
+    assert_eq!(
+        made.base_commit,
+        remote_tip.to_string(),
+        "started from the remote's state"
+    );
+    assert_eq!(made.base_branch, "main", "and merges into the local branch");
+    assert_ne!(tip(&root, "main"), remote_tip);
+}

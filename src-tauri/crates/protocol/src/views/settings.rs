@@ -26,6 +26,11 @@ pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub worktrees_dir: Option<String>,
+    /// What a new worktree starts from when no base is named: `current` (the branch the
+    /// project is on; the default) or `remote` (the remote's default branch, `origin/HEAD`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub worktree_base: Option<String>,
     /// The host the GitHub token is for (a GitHub Enterprise server); default `github.com`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
