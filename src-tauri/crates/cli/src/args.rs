@@ -306,7 +306,7 @@ pub enum Command {
     },
     /// What a worktree changed against its base: committed, and not yet committed.
     Review {
-        /// The worktree (default: the one the current folder is).
+        /// The worktree, or a session working in one (default: the one the current folder is).
         name: Option<String>,
         /// One line per file.
         #[arg(long)]

@@ -53,9 +53,15 @@ fn app(data_dir: &Path) -> anyhow::Result<ArborApp> {
     Ok(ArborApp::open(Some(data_dir))?)
 }
 
-/// The worktree NAME, or the one the current folder is.
+/// The worktree NAME (or the worktree of the session NAME, an id or its prefix), or the one
+/// the current folder is.
 fn name_or_here(app: &ArborApp, cwd: &Path, name: Option<&str>) -> anyhow::Result<String> {
     if let Some(name) = name {
+        if app.worktree(cwd, name).is_err() {
+            if let Ok(Some(worktree)) = app.session_worktree(name) {
+                return Ok(worktree);
+            }
+        }
         return Ok(name.to_owned());
     }
     match app.worktree_at(cwd)? {

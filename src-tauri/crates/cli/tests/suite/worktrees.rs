@@ -70,6 +70,14 @@ async fn a_run_in_a_worktree_is_reviewed_committed_merged_archived_and_restored(
     let sessions = arbor_in(&arbor, Path::new(&path), &["sessions", "--json"]).await;
     let sessions: Value = serde_json::from_str(&sessions.stdout).unwrap();
     assert_eq!(sessions[0]["worktree"], "feature", "{sessions}");
+    // A session's id names its worktree too.
+    let id = sessions[0]["id"].as_str().unwrap().to_owned();
+    let by_session = arbor_in(&arbor, &root, &["review", &id[..8], "--stat"]).await;
+    assert!(
+        by_session.stdout.contains("notes.txt"),
+        "{}",
+        by_session.stderr
+    );
 
     let review = arbor_in(&arbor, Path::new(&path), &["review", "--stat"]).await;
     assert_eq!(review.status, 0, "{}", review.stderr);
