@@ -140,7 +140,8 @@ pub async fn review_worktree(
     .await
 }
 
-/// Takes back one uncommitted hunk (`hunk`: its header) or the whole file; answers the review.
+/// Takes back one uncommitted hunk (`hunk`: its id from the review) or the whole file; answers
+/// the review.
 #[tauri::command]
 pub async fn discard_change(
     window: Window,

@@ -974,7 +974,13 @@ export const REVIEW: WorktreeReview = {
         removed: 0,
         binary: false,
       },
-      hunks: [{ header: '@@ -0,0 +1,2 @@', lines: '+pub fn lex() {}\n+// done\n' }],
+      hunks: [
+        {
+          id: '@@ -0,0 +1,2 @@#0000000000000001',
+          header: '@@ -0,0 +1,2 @@',
+          lines: '+pub fn lex() {}\n+// done\n',
+        },
+      ],
       truncated: false,
     },
   ],
@@ -983,10 +989,12 @@ export const REVIEW: WorktreeReview = {
       change: PARSER_CHANGE,
       hunks: [
         {
+          id: '@@ -1,2 +1,3 @@#0000000000000002',
           header: '@@ -1,2 +1,3 @@',
           lines: ' fn parse() {\n-    todo!()\n+    let tokens = lex();\n+    tokens.len()\n',
         },
         {
+          id: '@@ -10,1 +11,1 @@ fn rest()#0000000000000003',
           header: '@@ -10,1 +11,1 @@ fn rest()',
           lines: '-old\n+new\n\\ No newline at end of file\n',
         },

@@ -185,7 +185,7 @@ export class WorktreeStore {
     this.#do({ type: 'review_closed' });
   }
 
-  /** Throws away one uncommitted hunk (its header) or, with `hunk` null, the whole file. */
+  /** Throws away one uncommitted hunk (its id) or, with `hunk` null, the whole file. */
   async discard(path: string, hunk: string | null): Promise<void> {
     const name = this.state.review.name;
     if (name === null) return;

@@ -420,7 +420,7 @@ impl ArborApp {
         )?)
     }
 
-    /// Takes back an uncommitted change: one hunk (its header as the review showed it), or the
+    /// Takes back an uncommitted change: one hunk (its id as the review showed it), or the
     /// whole file. Answers the review after it.
     pub fn discard_in_worktree(
         &self,
@@ -431,7 +431,7 @@ impl ArborApp {
     ) -> Result<WorktreeReview, AppError> {
         let worktree = self.active_worktree(root, name)?;
         match hunk {
-            Some(header) => git::discard_hunk(&worktree.path, file, header)?,
+            Some(hunk) => git::discard_hunk(&worktree.path, file, hunk)?,
             None => git::discard_file(&worktree.path, file)?,
         }
         self.review_worktree(root, name)

@@ -5,7 +5,12 @@
  */
 export type ReviewHunk = { 
 /**
- * Git's `@@ -a,b +c,d @@` line; sent back to discard this hunk (a stale one is refused).
+ * Names this hunk as shown — its header and its lines — and is sent back to discard it:
+ * a hunk whose lines changed since (same header or not) is refused as stale.
+ */
+id: string, 
+/**
+ * Git's `@@ -a,b +c,d @@` line.
  */
 header: string, 
 /**

@@ -351,7 +351,7 @@ describe('the review pane', () => {
     expect(within(uncommitted).getByTestId('review-discard-file')).toBeInTheDocument();
   });
 
-  it('discards a hunk by its header, and a file whole; each answers the new review', async () => {
+  it('discards a hunk by its id, and a file whole; each answers the new review', async () => {
     const { user, pane } = await openReview();
     const uncommitted = within(pane).getAllByTestId('review-file')[1];
     vi.mocked(ipc.discardChange).mockResolvedValueOnce({
@@ -362,7 +362,7 @@ describe('the review pane', () => {
     expect(ipc.discardChange).toHaveBeenCalledWith(
       'fix-parser',
       'src/parser.rs',
-      '@@ -1,2 +1,3 @@',
+      '@@ -1,2 +1,3 @@#0000000000000002',
     );
     await waitFor(() => expect(within(pane).getAllByTestId('review-hunk')).toHaveLength(2));
     await user.click(within(pane).getByTestId('review-discard-file'));

@@ -107,8 +107,10 @@ fn files_of(diff: &Diff<'_>) -> Result<Vec<ReviewFile>, WorktreeError> {
                     truncated = true;
                     break;
                 }
+                let header = String::from_utf8_lossy(hunk.header()).trim_end().to_owned();
                 hunks.push(ReviewHunk {
-                    header: String::from_utf8_lossy(hunk.header()).trim_end().to_owned(),
+                    id: hunk_id(&header, &lines),
+                    header,
                     lines,
                 });
             }
@@ -127,6 +129,16 @@ fn files_of(diff: &Diff<'_>) -> Result<Vec<ReviewFile>, WorktreeError> {
         });
     }
     Ok(files)
+}
+
+/// A hunk's id: its header and a fingerprint of its lines, so a discard names exactly what
+/// the user was shown.
+fn hunk_id(header: &str, lines: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    header.hash(&mut hasher);
+    lines.hash(&mut hasher);
+    format!("{header}#{:016x}", hasher.finish())
 }
 
 /// The review of the worktree at `path` on `branch` against `base_branch`.
@@ -206,8 +218,8 @@ pub fn discard_file(path: &Path, file: &str) -> Result<(), WorktreeError> {
     Ok(())
 }
 
-/// Takes back one hunk (named by the header the review showed) of `file`'s uncommitted change.
-pub fn discard_hunk(path: &Path, file: &str, header: &str) -> Result<(), WorktreeError> {
+/// Takes back one hunk (named by the id the review showed) of `file`'s uncommitted change.
+pub fn discard_hunk(path: &Path, file: &str, hunk: &str) -> Result<(), WorktreeError> {
     let repo = open(path)?;
     let change = change_of(&repo, file)?;
     let stale = || WorktreeError::StaleReview {
@@ -216,7 +228,7 @@ pub fn discard_hunk(path: &Path, file: &str, header: &str) -> Result<(), Worktre
     let wanted = change
         .hunks
         .iter()
-        .position(|h| h.header == header.trim_end())
+        .position(|h| h.id == hunk)
         .ok_or_else(stale)?;
     let reverse = uncommitted_diff(&repo, Some(file), true)?;
     let mut seen = 0usize;

@@ -255,13 +255,41 @@ fn review_shows_committed_and_uncommitted_changes_and_discards_one_hunk_or_file(
         b.hunks[1].lines
     );
 
-    worktrees::discard_hunk(&wt.path, "b.txt", &b.hunks[1].header).unwrap();
+    worktrees::discard_hunk(&wt.path, "b.txt", &b.hunks[1].id).unwrap();
     assert_eq!(
         fs::read_to_string(wt.path.join("b.txt")).unwrap(),
         numbered("b", 40).replace("b line 2\n", "b line two\n")
     );
+    // A hunk named by its header alone, or whose lines changed since: refused.
+    assert_eq!(
+        worktrees::discard_hunk(&wt.path, "b.txt", &b.hunks[0].header)
+            .unwrap_err()
+            .code(),
+        "stale_review"
+    );
+    // Same header, other lines (the agent rewrote the change after the review): refused.
+    let shown = worktrees::review("review", &wt.path, &wt.branch, "main").unwrap();
+    let first = shown.uncommitted[0].hunks[0].clone();
+    fs::write(
+        wt.path.join("b.txt"),
+        numbered("b", 40)
+            .replace("b line 2\n", "b line TWO\n")
+            .replace("b line 35\n", "b line thirty-five\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        worktrees::discard_hunk(&wt.path, "b.txt", &first.id)
+            .unwrap_err()
+            .code(),
+        "stale_review"
+    );
+    fs::write(
+        wt.path.join("b.txt"),
+        numbered("b", 40).replace("b line 2\n", "b line two\n"),
+    )
+    .unwrap();
     // The same hunk again: the file no longer has it.
-    let stale = worktrees::discard_hunk(&wt.path, "b.txt", &b.hunks[1].header).unwrap_err();
+    let stale = worktrees::discard_hunk(&wt.path, "b.txt", &b.hunks[1].id).unwrap_err();
     assert_eq!(stale.code(), "stale_review");
     let unknown = worktrees::discard_file(&wt.path, "../main/a.txt").unwrap_err();
     assert_eq!(

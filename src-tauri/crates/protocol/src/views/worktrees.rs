@@ -63,7 +63,10 @@ pub struct ArchivePreview {
 /// One hunk of a file's patch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ReviewHunk {
-    /// Git's `@@ -a,b +c,d @@` line; sent back to discard this hunk (a stale one is refused).
+    /// Names this hunk as shown — its header and its lines — and is sent back to discard it:
+    /// a hunk whose lines changed since (same header or not) is refused as stale.
+    pub id: String,
+    /// Git's `@@ -a,b +c,d @@` line.
     pub header: String,
     /// The hunk's lines, each starting with ` `, `+` or `-`.
     pub lines: String,
