@@ -252,6 +252,15 @@ impl ArborApp {
         })
     }
 
+    /// `worktree`'s view with its row read again (after archiving or restoring it).
+    fn view_again(&self, worktree: Worktree) -> Result<WorktreeView, AppError> {
+        let row = self
+            .store()
+            .worktree_of_project(&worktree.row.project_id)?
+            .ok_or_else(|| AppError::NoSuchWorktree(worktree.row.name.clone()))?;
+        Ok(view(&Worktree { row, ..worktree }))
+    }
+
     /// Carries the branch of `session_id` that ends at `node_id` on in a new worktree: the
     /// worktree is made from the project's branch, then its files are brought to the code
     /// state that node saw (when one was recorded), and a new session of the worktree holds
@@ -359,12 +368,7 @@ impl ArborApp {
                 .set_worktree_archived(&worktree.row.project_id, false, None);
             return Err(error.into());
         }
-        let store = self.store();
-        let row = store
-            .worktree_of_project(&worktree.row.project_id)?
-            .ok_or_else(|| AppError::NoSuchWorktree(name.to_owned()))?;
-        drop(store);
-        Ok(view(&Worktree { row, ..worktree }))
+        self.view_again(worktree)
     }
 
     /// Brings an archived worktree back: its branch checked out again in its folder, then the
@@ -381,13 +385,9 @@ impl ArborApp {
             tracker.restore(&SnapshotId(snapshot.clone()), None, true)?;
         }
         git::copy_included(&worktree.main_root, &worktree.path)?;
-        let store = self.store();
-        store.set_worktree_archived(&worktree.row.project_id, false, None)?;
-        let row = store
-            .worktree_of_project(&worktree.row.project_id)?
-            .ok_or_else(|| AppError::NoSuchWorktree(name.to_owned()))?;
-        drop(store);
-        Ok(view(&Worktree { row, ..worktree }))
+        self.store()
+            .set_worktree_archived(&worktree.row.project_id, false, None)?;
+        self.view_again(worktree)
     }
 
     /// Worktrees whose folder was removed by hand: git's record of them is pruned and they are
