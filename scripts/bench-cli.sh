@@ -44,8 +44,13 @@ echo "== arbor --version (cold start)"
 hyperfine -N --warmup 3 --runs "$runs" "$bin/arbor --version" 2>&1 | grep -E 'Time|Range'
 echo "== arbor -p --no-tools, one turn against the mock"
 hyperfine -N --warmup 3 --runs "$runs" "$bin/arbor -p --no-tools ${common[*]} --base-url $one hello" 2>&1 | grep -E 'Time|Range'
-echo "== arbor -p, two turns: a read tool call, then the answer"
-hyperfine -N --warmup 3 --runs "$runs" "$bin/arbor -p ${common[*]} --base-url $two summarize" 2>&1 | grep -E 'Time|Range'
+echo "== arbor -p, two turns: a read tool call, then the answer (stored, beside --no-session)"
+# Both in one hyperfine run, so the ratio is measured under the same load.
+hyperfine -N --warmup 3 --runs "$runs" \
+  -n stored "$bin/arbor -p ${common[*]} --base-url $two summarize" \
+  -n no-session "$bin/arbor -p --no-session ${common[*]} --base-url $two summarize" 2>&1 |
+  grep -E 'Benchmark|Time|Range|±.*times faster|faster than'
 echo "== peak memory (max RSS)"
 /usr/bin/time -f "one turn:  %M KiB max RSS, %e s wall" "$bin/arbor" -p --no-tools "${common[@]}" --base-url "$one" hello > /dev/null
 /usr/bin/time -f "two turns: %M KiB max RSS, %e s wall" "$bin/arbor" -p "${common[@]}" --base-url "$two" summarize > /dev/null
+/usr/bin/time -f "two turns, --no-session: %M KiB max RSS, %e s wall" "$bin/arbor" -p --no-session "${common[@]}" --base-url "$two" summarize > /dev/null

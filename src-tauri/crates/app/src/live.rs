@@ -242,6 +242,12 @@ impl LiveSession {
             let tracker = super::code_tracker(&data_dir, &recorder.project());
             tracker.warm_up();
             recorder.set_code_tracker(Some(tracker));
+            // A user turn's snapshot is taken beside its request: no tool that may change
+            // files runs before it is recorded.
+            self.agent
+                .add_tool_hook(Arc::new(arbor_coding::sessions::SnapshotGate(
+                    recorder.clone(),
+                )));
         }
         if let Some(toolbox) = crate::model_tools::toolbox_for(&recorder, &self.cwd) {
             let wants_create_tool = self.tool_names.iter().any(|n| n == "create_tool");
@@ -290,6 +296,11 @@ impl LiveSession {
         let stream = sink.clone();
         let agent = self.agent.clone();
         self.subscription = Some(self.agent.subscribe(move |event| {
+            if let (AgentEvent::AgentEnd { .. }, Some(recorder)) = (event, &recorder) {
+                // The run's user-turn snapshot, taken beside its request, is stored before the
+                // front end hears the run is over (and before `arbor -p` exits).
+                recorder.wait_for_snapshot();
+            }
             stream(&SessionEvent::Agent(event.clone()));
             if let (AgentEvent::MessageEnd { message }, Some(recorder)) = (event, &recorder) {
                 // A conversation that cannot be stored must not go on as if it were: the run

@@ -9,10 +9,13 @@
 //! - [`worktrees`]: a session's own checkout on its own branch `arbor/<name>` (create, status,
 //!   archive and restore the folder, `.worktreeinclude`), the review of what it changed,
 //!   discarding a file or hunk, commit, merge into its base and push.
+//! - `http`: git's smart HTTP(S) for clones and pushes, over `reqwest` (libgit2 is built
+//!   without OpenSSL, so a local snapshot initialises no TLS), tokens only where allowed.
 //!
 //! Knows nothing of sessions, tools or the store; `arbor-coding` re-exports both modules under
 //! their old paths.
 
 pub mod clone;
+mod http;
 pub mod snapshots;
 pub mod worktrees;

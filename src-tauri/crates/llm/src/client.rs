@@ -15,7 +15,7 @@
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use tokio::sync::mpsc;
@@ -48,10 +48,46 @@ pub struct StreamNotice {
 type RetryObserver = Arc<dyn Fn(&RetryNotice) + Send + Sync>;
 type NoticeObserver = Arc<dyn Fn(&StreamNotice) + Send + Sync>;
 
+/// The HTTP clients, each built when first needed: the system's CA certificates are read only
+/// when an `https` endpoint is first contacted, never for a plain `http` one (a local model, the
+/// mock provider on loopback), so a request to those goes out without that start-up cost.
+#[derive(Default)]
+struct HttpClients {
+    tls: OnceLock<Result<reqwest::Client, String>>,
+    plain: OnceLock<Result<reqwest::Client, String>>,
+}
+
+impl HttpClients {
+    fn for_url(&self, url: &str) -> Result<&reqwest::Client, LlmError> {
+        let plain = url
+            .get(..7)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"));
+        let built = if plain {
+            self.plain.get_or_init(|| {
+                // No roots at all: nothing is read from the system's certificate store.
+                http_client(reqwest::Client::builder().tls_certs_only(std::iter::empty()))
+            })
+        } else {
+            self.tls
+                .get_or_init(|| http_client(reqwest::Client::builder()))
+        };
+        built.as_ref().map_err(|error| LlmError::Network {
+            message: format!("could not set up the HTTP client: {error}"),
+        })
+    }
+}
+
+fn http_client(builder: reqwest::ClientBuilder) -> Result<reqwest::Client, String> {
+    builder
+        .connect_timeout(Duration::from_secs(30))
+        .build()
+        .map_err(|error| error.to_string())
+}
+
 /// Streams completions over HTTP. Cheap to clone; share one per process.
 #[derive(Clone)]
 pub struct LlmClient {
-    http: reqwest::Client,
+    http: Arc<HttpClients>,
     retry: RetryPolicy,
     on_retry: Option<RetryObserver>,
     idle_timeout: Duration,
@@ -59,15 +95,11 @@ pub struct LlmClient {
 }
 
 impl LlmClient {
+    /// A client; nothing is set up until the first request (see `HttpClients`). Setting up
+    /// fails, if ever, at that request, with a network error saying so.
     pub fn new() -> Result<Self, LlmError> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(30))
-            .build()
-            .map_err(|error| LlmError::Network {
-                message: format!("could not set up the HTTP client: {error}"),
-            })?;
         Ok(Self {
-            http,
+            http: Arc::default(),
             retry: RetryPolicy::default(),
             on_retry: None,
             idle_timeout: DEFAULT_STREAM_IDLE_TIMEOUT,
@@ -221,7 +253,8 @@ impl LlmClient {
         request: &HttpRequest,
         cancel: &CancellationToken,
     ) -> Result<reqwest::Response, LlmError> {
-        let mut builder = self.http.post(&request.url).body(request.body.to_string());
+        let http = self.http.for_url(&request.url)?;
+        let mut builder = http.post(&request.url).body(request.body.to_string());
         for (name, value) in &request.headers {
             builder = builder.header(name.as_str(), value.as_str());
         }

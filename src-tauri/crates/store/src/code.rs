@@ -5,7 +5,7 @@ use rusqlite::{params, OptionalExtension};
 use crate::db::Store;
 use crate::error::Result;
 use crate::ids::{resolve, IdTable};
-use crate::model::CodeAt;
+use crate::model::{CodeAt, NodeCode};
 
 impl Store {
     /// The code state at `node` (id or unique prefix): its own, or that of its nearest ancestor
@@ -35,6 +35,22 @@ impl Store {
                     })
                 })
                 .optional()?)
+        })
+    }
+
+    /// Records the code state `node` (a full id) saw, after the node was stored: a user turn's
+    /// snapshot is taken beside the request it starts, not before it. A node that already has
+    /// one keeps it (`false`).
+    pub fn record_code(&self, node: &str, code: &NodeCode) -> Result<bool> {
+        self.write(|c| {
+            let added = c
+                .prepare_cached(
+                    "INSERT INTO node_code (node_id, session_id, snapshot, files)
+                     SELECT id, session_id, ?2, ?3 FROM nodes WHERE id = ?1
+                     ON CONFLICT (node_id) DO NOTHING",
+                )?
+                .execute(params![node, code.snapshot, code.files])?;
+            Ok(added == 1)
         })
     }
 

@@ -3,11 +3,14 @@
 //! when the state changed: a node without one saw its nearest ancestor's); going back brings a
 //! node's files back, undoably.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
-use arbor_agent::AgentMessage;
+use arbor_agent::{AgentMessage, ToolCallDecision, ToolCallHook};
+use arbor_llm::ToolCall;
 pub use arbor_protocol::views::code::{NodeDiff, RestoreInfo, RestorePreview};
 use arbor_store::NodeCode;
+use tokio_util::sync::CancellationToken;
 
 use super::recorder::{SessionRecorder, SessionsError};
 use super::CodingEvent;
@@ -49,6 +52,7 @@ impl SessionRecorder {
     }
 
     fn tracker(&self) -> Result<Arc<CodeTracker>, SessionsError> {
+        self.wait_for_snapshot();
         self.code_tracker().ok_or(SessionsError::NoCodeTracking)
     }
 
@@ -72,11 +76,91 @@ impl SessionRecorder {
     }
 
     fn code_since_leaf(&self, tracker: &CodeTracker) -> Result<Option<NodeCode>, SessionsError> {
+        self.wait_for_snapshot();
         let previous = self.state_at_leaf()?;
+        code_against(tracker, previous.as_ref())
+    }
+
+    /// For a user message, when code state is recorded: the state at the leaf it goes under
+    /// (what its snapshot is compared with). Its snapshot is then taken beside the request the
+    /// turn starts ([`SessionRecorder::snapshot_beside`]) instead of before it: the request
+    /// goes out at once, and the snapshot is complete before any tool that may change files
+    /// runs ([`SnapshotGate`]), before the next snapshot, a restore, and the run's end.
+    pub(super) fn snapshots_beside(&self, message: &AgentMessage) -> Option<Option<SnapshotId>> {
+        if !matches!(message, AgentMessage::User(_)) {
+            return None;
+        }
+        self.code_tracker()?;
+        self.wait_for_snapshot();
+        // A store that cannot say is reported by the usual path (`code_for`).
+        self.state_at_leaf().ok()
+    }
+
+    /// Takes the snapshot of the user turn `node_id` (stored without one) on its own thread and
+    /// records it with the node, compared with `previous`.
+    pub(super) fn snapshot_beside(&self, node_id: &str, previous: Option<SnapshotId>) {
+        let Some(tracker) = self.code_tracker() else {
+            return;
+        };
+        let recorder = self.clone();
+        let node = node_id.to_owned();
+        let take = move || {
+            let recorded = code_against(&tracker, previous.as_ref()).and_then(|code| match code {
+                Some(code) => Ok(recorder.with_store(|store| store.record_code(&node, &code))?),
+                None => Ok(false),
+            });
+            if let Err(error) = recorded {
+                recorder.emit(&CodingEvent::SnapshotError {
+                    message: error.to_string(),
+                });
+            }
+        };
+        let mut pending = self.pending_snapshot.lock();
+        match std::thread::Builder::new()
+            .name("arbor-turn-snapshot".into())
+            .spawn(take.clone())
+        {
+            Ok(handle) => *pending = Some(handle),
+            // No thread to be had: taken here, before the request, as it used to be.
+            Err(_) => {
+                drop(pending);
+                take();
+            }
+        }
+    }
+
+    /// Waits until a user turn's snapshot taken beside its request is recorded (at once when
+    /// there is none).
+    pub fn wait_for_snapshot(&self) {
+        let handle = self.pending_snapshot.lock().take();
+        if let Some(handle) = handle {
+            // The thread reports its own failures; a panic there leaves the node without code.
+            let _finished = handle.join();
+        }
+    }
+
+    /// [`SessionRecorder::wait_for_snapshot`] for async callers: the wait happens on a
+    /// blocking thread, not on the runtime's.
+    pub async fn snapshot_settled(&self) {
+        if self.pending_snapshot.is_empty() {
+            return;
+        }
+        let recorder = self.clone();
+        let _finished = tokio::task::spawn_blocking(move || recorder.wait_for_snapshot()).await;
+    }
+}
+
+/// The code state to store for a snapshot taken now by `tracker`, compared with `previous` (the
+/// state of the path it extends): `None` when nothing changed or snapshots are off.
+fn code_against(
+    tracker: &CodeTracker,
+    previous: Option<&SnapshotId>,
+) -> Result<Option<NodeCode>, SessionsError> {
+    {
         let Some(snapshot) = tracker.take()? else {
             return Ok(None);
         };
-        let files = match &previous {
+        let files = match previous {
             Some(previous) if *previous == snapshot => return Ok(None),
             Some(previous) => tracker.changes(Some(previous), &snapshot)?,
             // The first state of a path: nothing to compare with.
@@ -87,7 +171,44 @@ impl SessionRecorder {
             files: serde_json::to_string(&files)?,
         }))
     }
+}
 
+/// The thread taking a user turn's snapshot beside its request, if one is running.
+#[derive(Clone, Default)]
+pub(crate) struct PendingSnapshot(Arc<Mutex<Option<JoinHandle<()>>>>);
+
+impl PendingSnapshot {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<JoinHandle<()>>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.lock().is_none()
+    }
+}
+
+/// Holds back every tool that may change files (all but [`READ_ONLY_TOOLS`]) until the user
+/// turn's snapshot, taken beside the request, is recorded: that snapshot must show the files as
+/// they were before the turn's first change.
+pub struct SnapshotGate(pub SessionRecorder);
+
+#[async_trait::async_trait]
+impl ToolCallHook for SnapshotGate {
+    async fn before_tool_call(
+        &self,
+        call: &ToolCall,
+        _cancel: &CancellationToken,
+    ) -> ToolCallDecision {
+        if !READ_ONLY_TOOLS.contains(&call.name.as_str()) {
+            self.0.snapshot_settled().await;
+        }
+        ToolCallDecision::Allow
+    }
+}
+
+impl SessionRecorder {
     /// The code state at this live session's own leaf, if any node on its path recorded one.
     fn state_at_leaf(&self) -> Result<Option<SnapshotId>, SessionsError> {
         let inner = self.lock();

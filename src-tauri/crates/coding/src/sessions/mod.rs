@@ -20,7 +20,7 @@ pub mod convert;
 mod editing;
 pub mod recorder;
 
-pub use code::{NodeDiff, RestoreInfo, RestorePreview, READ_ONLY_TOOLS};
+pub use code::{NodeDiff, RestoreInfo, RestorePreview, SnapshotGate, READ_ONLY_TOOLS};
 pub use convert::{
     compaction_summary_message, context_json_messages, context_messages, is_compaction_summary,
     message_text, message_to_node, node_to_message,

@@ -80,6 +80,8 @@ pub(super) struct Inner {
 #[derive(Clone)]
 pub struct SessionRecorder {
     inner: Arc<Mutex<Inner>>,
+    /// A user turn's snapshot still being taken beside the request it started (`code.rs`).
+    pub(super) pending_snapshot: super::code::PendingSnapshot,
 }
 
 impl std::fmt::Debug for SessionRecorder {
@@ -129,6 +131,7 @@ impl SessionRecorder {
                 sink: None,
                 code: None,
             })),
+            pending_snapshot: Default::default(),
         })
     }
 
@@ -176,10 +179,13 @@ impl SessionRecorder {
     pub fn attach(&self, agent: &Agent, sink: EventSink) -> SubscriptionId {
         self.set_sink(Some(sink));
         let recorder = self.clone();
-        agent.subscribe(move |event| {
-            if let AgentEvent::MessageEnd { message } = event {
+        agent.subscribe(move |event| match event {
+            AgentEvent::MessageEnd { message } => {
                 recorder.record_reported(message);
             }
+            // A run is over only once its user turn's snapshot is stored.
+            AgentEvent::AgentEnd { .. } => recorder.wait_for_snapshot(),
+            _ => {}
         })
     }
 
@@ -282,11 +288,19 @@ impl SessionRecorder {
         let Some(mut new) = message_to_node(message)? else {
             return Ok(None);
         };
-        // Snapshotting happens before the store's lock is taken: it reads the workspace.
-        if let Some(code) = self.code_for(message) {
-            new = new.with_code(code);
+        // A user turn is stored at once and snapshotted beside the request it starts; any
+        // other node waits for its snapshot (taken before the store's lock: it reads the
+        // workspace).
+        let beside = self.snapshots_beside(message);
+        if beside.is_none() {
+            if let Some(code) = self.code_for(message) {
+                new = new.with_code(code);
+            }
         }
         let node = self.append(new)?;
+        if let Some(previous) = beside {
+            self.snapshot_beside(&node.id, previous);
+        }
         self.emit_appended(&node);
         Ok(Some(node))
     }

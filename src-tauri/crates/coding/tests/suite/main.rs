@@ -19,4 +19,5 @@ mod nothing_lost;
 mod permissions;
 mod prompt_and_schemas;
 mod read;
+mod snapshot_cache;
 mod write;

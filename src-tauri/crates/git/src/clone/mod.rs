@@ -11,7 +11,6 @@ mod errors;
 pub mod progress;
 pub mod source;
 
-use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -105,8 +104,6 @@ pub fn clone_repository(
     let first = throttle.borrow().current.clone();
     emit(first);
 
-    let asked_for_credentials = Cell::new(0u32);
-    let offered_token = Cell::new(false);
     let mut callbacks = git2::RemoteCallbacks::new();
     callbacks.transfer_progress(|stats| {
         let mut next = throttle.borrow().current.clone();
@@ -120,20 +117,6 @@ pub fn clone_repository(
         !cancel.load(Ordering::Relaxed)
     });
     callbacks.sideband_progress(|_| !cancel.load(Ordering::Relaxed));
-    callbacks.credentials(|url, _username, _allowed| {
-        asked_for_credentials.set(asked_for_credentials.get() + 1);
-        let usable = token.filter(|t| source.host.as_deref() == Some(t.host.as_str()));
-        match usable {
-            // A second request means the first token was refused: do not loop.
-            Some(host_token) if asked_for_credentials.get() == 1 => {
-                offered_token.set(true);
-                git2::Cred::userpass_plaintext("x-access-token", host_token.token.expose())
-            }
-            _ => Err(git2::Error::from_str(&format!(
-                "{url} asks for credentials"
-            ))),
-        }
-    });
     let mut fetch = git2::FetchOptions::new();
     fetch.remote_callbacks(callbacks);
     if let Some(depth) = request.depth {
@@ -152,7 +135,8 @@ pub fn clone_repository(
     if let Some(branch) = &request.branch {
         builder.branch(branch);
     }
-    let cloned = builder.clone(&source.url, &work);
+    // The token goes out only when the server asks, to its own host (see `crate::http`).
+    let (cloned, auth) = crate::http::with_token(token, || builder.clone(&source.url, &work));
     let repository = match cloned {
         Ok(repository) => repository,
         Err(error) => {
@@ -160,8 +144,8 @@ pub fn clone_repository(
                 &error,
                 &source,
                 cancel.load(Ordering::Relaxed),
-                asked_for_credentials.get() > 0,
-                offered_token.get(),
+                auth.asked,
+                auth.offered,
             ))
         }
     };

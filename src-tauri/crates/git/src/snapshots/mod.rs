@@ -30,6 +30,7 @@ mod exclude;
 pub mod names;
 mod restore;
 mod scan;
+mod stat_cache;
 mod tracker;
 
 use arbor_error_code::ErrorCode;
@@ -180,6 +181,8 @@ pub struct Snapshots {
     cache: HashMap<String, CachedFile>,
     /// The tree the cache describes.
     last: Option<Oid>,
+    /// The tree of the cache on disk (see `stat_cache`), as far as this process knows.
+    persisted: Option<Oid>,
     /// The folders' trees of the last snapshot: an unchanged folder is not written again.
     trees: scan::FolderTrees,
     /// What is never recorded nor read back: Arbor's own folders, its temporary files.
@@ -230,13 +233,18 @@ impl Snapshots {
         // The shadow repository itself, wherever it is.
         protected.push(shadow.to_owned());
         let exclusions = Exclusions::new(&workspace, &protected);
+        let (cache, last, trees) = match stat_cache::load(&repo, &workspace) {
+            Some(loaded) => (loaded.files, Some(loaded.tree), loaded.folders),
+            None => (HashMap::new(), None, scan::FolderTrees::default()),
+        };
         Ok(Self {
             repo,
             workspace,
             options,
-            cache: HashMap::new(),
-            last: None,
-            trees: scan::FolderTrees::default(),
+            cache,
+            persisted: last,
+            last,
+            trees,
             exclusions,
             temporaries: Vec::new(),
         })
@@ -258,6 +266,9 @@ impl Snapshots {
         self.temporaries = temporaries;
         let mut next = HashMap::with_capacity(scanned.len());
         let mut dirty = HashSet::new();
+        // Files read again only because they were racily clean, and now are not: worth
+        // writing the cache for, so the next process does not read them again either.
+        let mut settled = false;
         for file in scanned {
             let cached = self.cache.get(&file.path);
             let oid = match cached {
@@ -267,6 +278,7 @@ impl Snapshots {
             if cached.is_none_or(|c| c.oid != oid || c.mode != file.mode) {
                 dirty.insert(file.path.clone());
             }
+            settled |= cached.is_some_and(|c| c.racy && !file.racy);
             next.insert(file.path.clone(), CachedFile::of(&file, oid));
         }
         dirty.extend(
@@ -282,6 +294,10 @@ impl Snapshots {
         };
         self.cache = next;
         self.last = Some(tree);
+        if self.persisted != Some(tree) || settled {
+            stat_cache::save(&self.repo, &self.workspace, tree, &self.cache, &self.trees);
+            self.persisted = Some(tree);
+        }
         Ok(SnapshotId(tree.to_string()))
     }
 

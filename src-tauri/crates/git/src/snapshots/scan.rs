@@ -225,6 +225,14 @@ struct Folder {
 pub(super) struct FolderTrees(HashMap<String, Oid>);
 
 impl FolderTrees {
+    pub fn from_map(trees: HashMap<String, Oid>) -> Self {
+        Self(trees)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Oid)> {
+        self.0.iter()
+    }
+
     /// Writes the tree of `files` (path → recorded file) into `repo`, rewriting only the
     /// folders above a path in `dirty` (changed, added or removed since the last write); returns
     /// the root tree's id.

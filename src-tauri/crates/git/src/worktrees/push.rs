@@ -2,7 +2,6 @@
 //! the host it was saved for, and only when the server asks (as cloning does); an SSH remote
 //! gets an error that says HTTPS works.
 
-use std::cell::Cell;
 use std::path::Path;
 
 use git2::BranchType;
@@ -35,32 +34,8 @@ pub fn push_branch(
         .peel_to_commit()?
         .id();
     let host = source.host.clone().unwrap_or_default();
-    let asked = Cell::new(0u32);
-    let offered = Cell::new(false);
     let rejected = std::cell::RefCell::new(None::<String>);
     let mut callbacks = git2::RemoteCallbacks::new();
-    callbacks.credentials(|url, _username, _allowed| {
-        asked.set(asked.get() + 1);
-        // The URL git is contacting (a `pushurl` or `pushInsteadOf` may differ from origin's),
-        // over HTTPS — plain HTTP only to this machine.
-        let contacted = CloneSource::parse(url).ok();
-        let secure = url.starts_with("https://")
-            || url.starts_with("http://127.0.0.1")
-            || url.starts_with("http://localhost");
-        let usable = token.filter(|t| {
-            secure && contacted.as_ref().and_then(|c| c.host.as_deref()) == Some(t.host.as_str())
-        });
-        match usable {
-            // A second request means the token was refused: do not loop.
-            Some(host_token) if asked.get() == 1 => {
-                offered.set(true);
-                git2::Cred::userpass_plaintext("x-access-token", host_token.token.expose())
-            }
-            _ => Err(git2::Error::from_str(&format!(
-                "{url} asks for credentials"
-            ))),
-        }
-    });
     callbacks.push_update_reference(|_reference, status| {
         if let Some(message) = status {
             *rejected.borrow_mut() = Some(message.to_owned());
@@ -70,10 +45,15 @@ pub fn push_branch(
     let mut options = git2::PushOptions::new();
     options.remote_callbacks(callbacks);
     let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
-    if let Err(error) = remote.push(&[refspec.as_str()], Some(&mut options)) {
-        return Err(if asked.get() > 0 && offered.get() {
+    // The token goes only to the URL git contacts (a `pushurl` may differ from origin's), when
+    // it names the token's host, over HTTPS or to this machine (see `crate::http`).
+    let (pushed, auth) = crate::http::with_token(token, || {
+        remote.push(&[refspec.as_str()], Some(&mut options))
+    });
+    if let Err(error) = pushed {
+        return Err(if auth.asked && auth.offered {
             WorktreeError::AuthFailed { url, host }
-        } else if asked.get() > 0 {
+        } else if auth.asked {
             WorktreeError::AuthRequired { url, host }
         } else {
             WorktreeError::Remote {
