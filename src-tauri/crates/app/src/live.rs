@@ -240,7 +240,6 @@ impl LiveSession {
                 arbor_coding::workspace::protect_arbor_path(&owned);
             }
             let tracker = super::code_tracker(&data_dir, &recorder.project());
-            tracker.warm_up();
             recorder.set_code_tracker(Some(tracker));
             // A user turn's snapshot is taken beside its request: no tool that may change
             // files runs before it is recorded.

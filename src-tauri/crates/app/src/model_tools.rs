@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use arbor_agent::{Agent, AgentTool};
 use arbor_protocol::views::tools::ToolRun;
-use arbor_store::Store;
 
 use super::{AppError, LiveSession};
 use arbor_coding::secrets::Redactor;
@@ -121,8 +120,10 @@ impl SessionTools {
 
 /// The toolbox of the project a recorder stores into (its own store connection).
 pub(crate) fn toolbox_for(recorder: &SessionRecorder, workspace: &Path) -> Option<Arc<Toolbox>> {
-    let data_dir = recorder.with_store(|store| store.path().parent().map(Path::to_owned))?;
-    let store = Store::open(&data_dir).ok()?;
+    let (data_dir, store) = recorder.with_store(|store| {
+        let data_dir = store.path().parent().map(Path::to_owned)?;
+        Some((data_dir, store.open_another().ok()?))
+    })?;
     Some(Toolbox::new(
         store,
         workspace,

@@ -204,6 +204,21 @@ pub fn load_setup_in(
     load_setup(data_dir, store.as_ref(), project_root, overrides)
 }
 
+/// [`load_setup`] over the store a session is about to store into (the CLI's one connection:
+/// each connection opened costs a check of the database, and each closed a checkpoint).
+pub fn load_setup_stored(
+    stored: &crate::StoredSessions,
+    project_root: &Path,
+    overrides: &PermissionOverrides,
+) -> Result<PermissionSetup, AppError> {
+    load_setup(
+        stored.data_dir(),
+        Some(stored.store()),
+        project_root,
+        overrides,
+    )
+}
+
 /// What the header, banner and settings show, from a policy (a live one when a session runs).
 pub fn view(setup: &PermissionSetup, policy: &Policy) -> PermissionsView {
     let mut rules: Vec<PermissionRule> = policy

@@ -268,7 +268,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut pass_through = settings.tool_env_pass_through.clone();
     pass_through.extend(cli.agent.pass_env.iter().cloned());
     let tool_environment = arbor_app::tool_environment(&catalog, &keys, &pass_through);
-    let permissions = arbor_app::permissions::load_setup_in(&data_dir, &cwd, &overrides)?;
+    // One connection to the database for the whole run (permissions, then the session).
+    let stored = stored::open(&cli.sessions, &data_dir)?;
+    let permissions = match &stored {
+        Some(stored) => arbor_app::permissions::load_setup_stored(stored, &cwd, &overrides)?,
+        None => arbor_app::permissions::load_setup_in(&data_dir, &cwd, &overrides)?,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -287,7 +292,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Err(arbor_app::AppError::Tools(error)) => return usage(&error.to_string()),
             Err(error) => return Err(error.into()),
         };
-        stored::connect(&mut session, &cli.sessions, &data_dir)?;
+        stored::connect(&mut session, &cli.sessions, stored)?;
         // A person answers permission requests in the interactive mode and over RPC; `-p` and
         // JSON refuse what would need one, saying what would allow it.
         session.set_permissions_answerable(matches!(cli.mode, Mode::Rpc) || interactive);

@@ -12,24 +12,32 @@ use arbor_app::{SessionTreeView, StoredSessions};
 use crate::args::SessionArgs;
 use arbor_app::LiveSession;
 
-/// Connects `session` to the store as the flags ask: nothing with `--no-session`, else a
-/// recorder on `DATA_DIR/arbor.db` for the project at the working directory, with the
-/// `--continue`d or `--resume`d session loaded into the agent (or a new session, created by
-/// the first message).
+/// The data folder's sessions the run stores into: `None` with `--no-session`, else
+/// `DATA_DIR/arbor.db` (created when missing).
+pub fn open(args: &SessionArgs, data_dir: &Path) -> anyhow::Result<Option<StoredSessions>> {
+    if args.no_session {
+        return Ok(None);
+    }
+    Ok(Some(StoredSessions::open(data_dir)?))
+}
+
+/// Connects `session` to `stored` (see [`open`]) as the flags ask: a recorder for the project
+/// at the working directory, with the `--continue`d or `--resume`d session loaded into the
+/// agent (or a new session, created by the first message); nothing with `--no-session`.
 pub fn connect(
     session: &mut LiveSession,
     args: &SessionArgs,
-    data_dir: &Path,
+    stored: Option<StoredSessions>,
 ) -> anyhow::Result<()> {
-    if args.no_session {
+    let Some(stored) = stored else {
         return Ok(());
-    }
+    };
     let start = match (&args.resume, args.continue_latest) {
         (Some(id), _) => SessionStart::Resume(id.clone()),
         (None, true) => SessionStart::Latest,
         (None, false) => SessionStart::New,
     };
-    session.connect_stored(StoredSessions::open(data_dir)?, start)?;
+    session.connect_stored(stored, start)?;
     Ok(())
 }
 

@@ -10,6 +10,8 @@
 //!   (`.gitignore`, `.git/info/exclude`, the extra ignores of [`SnapshotOptions`]), files up to
 //!   a size cap, no `.git` — and the stat cache that makes an unchanged workspace cheap to check
 //!   (a file whose size, modification time and mode are unchanged is not read again).
+//! - `stat_cache.rs`: that cache kept on disk in the shadow repository, so a new process's
+//!   first snapshot does not read every file again.
 //! - `diff.rs`: [`FileChange`]s (path, status, lines added and removed) and unified diffs
 //!   between two snapshots.
 //! - `restore.rs`: [`RestorePlan`] (what bringing the workspace back to a snapshot would write
@@ -18,12 +20,13 @@
 //!   touches ignored files.
 //!
 //! - `tracker.rs`: [`CodeTracker`], the snapshots as a session uses them: opened on first use,
-//!   warmed up in the background, Arbor's last recorded state (to tell changes made outside
+//!   stale temporary files removed after the first snapshot, Arbor's last recorded state (to tell changes made outside
 //!   Arbor), the last restore's undo point (a reference in the shadow repository, so it
 //!   survives a restart), per-file patches.
 //!
-//! The recorder (`sessions/code.rs`) snapshots at each user turn and after every tool call
-//! that may change files, and stores the snapshot id and the files changed with the node.
+//! The recorder (`sessions/code.rs`) snapshots at each user turn (beside the request the turn
+//! starts) and after every tool call that may change files, and stores the snapshot id and the
+//! files changed with the node.
 
 mod diff;
 mod exclude;

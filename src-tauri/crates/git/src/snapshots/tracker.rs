@@ -1,5 +1,6 @@
-//! [`CodeTracker`]: the snapshots of one project as a session uses them — opened on first use,
-//! warmed up off the agent's path, remembering Arbor's last recorded state (to tell changes
+//! [`CodeTracker`]: the snapshots of one project as a session uses them — opened on first use
+//! (a new process's first snapshot reads only what changed, thanks to the stat cache kept on
+//! disk), remembering Arbor's last recorded state (to tell changes
 //! made outside Arbor) and the undo point of the last restore.
 
 use std::path::{Path, PathBuf};
@@ -33,6 +34,8 @@ struct TrackerState {
     recorded: Option<SnapshotId>,
     /// The workspace was found too large to record: snapshots are off (reported once).
     too_large: bool,
+    /// The stale temporary files of killed writes were removed (after the first snapshot).
+    cleaned: bool,
 }
 
 impl std::fmt::Debug for CodeTracker {
@@ -56,26 +59,6 @@ impl CodeTracker {
             options,
             state: Mutex::new(TrackerState::default()),
         })
-    }
-
-    /// Scans the workspace once in the background, so the first snapshot of a turn reads only
-    /// what changed (the first scan of a large workspace reads every file), and removes the
-    /// stale temporary files of killed writes it found. Records nothing: Arbor's last recorded
-    /// state stays the one the session stored.
-    pub fn warm_up(self: &Arc<Self>) {
-        let tracker = Arc::clone(self);
-        // A failure here shows again, and is reported, at the first real snapshot.
-        let _detached = std::thread::Builder::new()
-            .name("arbor-snapshot-warm-up".into())
-            .spawn(move || {
-                let mut state = tracker.lock();
-                if let Ok(snapshots) = tracker.open(&mut state) {
-                    if snapshots.take().is_ok() {
-                        // A write killed mid-way (kill -9) left its temporary file: gone now.
-                        snapshots.remove_stale_temporaries();
-                    }
-                }
-            });
     }
 
     fn lock(&self) -> MutexGuard<'_, TrackerState> {
@@ -109,8 +92,16 @@ impl CodeTracker {
         if state.too_large {
             return Ok(None);
         }
-        match self.open(&mut state)?.take() {
+        let clean = !state.cleaned;
+        let snapshots = self.open(&mut state)?;
+        let taken = snapshots.take();
+        if clean && taken.is_ok() {
+            // A write killed mid-way (kill -9) left its temporary file: gone now.
+            snapshots.remove_stale_temporaries();
+        }
+        match taken {
             Ok(id) => {
+                state.cleaned = true;
                 state.recorded = Some(id.clone());
                 Ok(Some(id))
             }

@@ -18,6 +18,19 @@ use crate::model::Model;
 use crate::types::{AssistantContent, AssistantMessage, Context, Message, UserContent};
 
 pub fn build(model: &Model, context: &Context, options: &RequestOptions) -> HttpRequest {
+    let discovered;
+    let model = if !model.reasoning && returned_reasoning(model, context) {
+        // A model the catalogue does not know as a reasoning one (a custom `--model` on a
+        // `--base-url`) that has returned a reasoning item is one: from now on its reasoning is
+        // asked for, so it can be replayed (`store: false` keeps nothing on the server).
+        discovered = Model {
+            reasoning: true,
+            ..model.clone()
+        };
+        &discovered
+    } else {
+        model
+    };
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
     if let Some(system) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
@@ -60,6 +73,22 @@ pub fn build(model: &Model, context: &Context, options: &RequestOptions) -> Http
         headers,
         body: Value::Object(body),
     }
+}
+
+/// Whether `model` itself returned a reasoning item earlier in `context`.
+fn returned_reasoning(model: &Model, context: &Context) -> bool {
+    context.messages.iter().any(|message| match message {
+        Message::Assistant(reply) => {
+            reply.api == model.api
+                && reply.provider == model.provider
+                && reply.model == model.id
+                && reply
+                    .content
+                    .iter()
+                    .any(|block| matches!(block, AssistantContent::Thinking(_)))
+        }
+        _ => false,
+    })
 }
 
 fn user_item(content: &[UserContent]) -> Option<Value> {
@@ -236,7 +265,51 @@ mod tests {
             thinking: ThinkingLevel::High,
             ..RequestOptions::default()
         };
-        let plain = build_request(&gpt, &conversation(&gpt), &options);
+        let mut first_turn = conversation(&gpt);
+        first_turn.messages.truncate(1);
+        let plain = build_request(&gpt, &first_turn, &options);
         assert!(plain.body.get("include").is_none());
+        assert!(plain.body.get("reasoning").is_none());
+    }
+
+    #[test]
+    fn a_model_not_known_to_reason_that_returned_reasoning_is_treated_as_reasoning_from_then_on() {
+        // A custom model on a custom endpoint: the catalogue knows nothing of it.
+        let mut custom = model(
+            Api::OpenAiResponses,
+            "custom",
+            "my-reasoner",
+            "http://127.0.0.1:8000/v1",
+        );
+        custom.reasoning = false;
+        let conversation = conversation(&custom);
+        assert!(
+            returned_reasoning(&custom, &conversation),
+            "the fixture has a reasoning item"
+        );
+        let options = RequestOptions {
+            thinking: ThinkingLevel::Medium,
+            ..RequestOptions::default()
+        };
+        let request = build_request(&custom, &conversation, &options);
+        assert_eq!(
+            request.body["include"],
+            json!(["reasoning.encrypted_content"])
+        );
+        assert_eq!(request.body["reasoning"]["effort"], json!("medium"));
+
+        // Reasoning another model returned says nothing of this one.
+        let other = model(
+            Api::OpenAiResponses,
+            "custom",
+            "another",
+            "http://127.0.0.1:8000/v1",
+        );
+        let request = build_request(
+            &custom,
+            &crate::request::fixtures::conversation(&other),
+            &options,
+        );
+        assert!(request.body.get("include").is_none());
     }
 }
