@@ -429,3 +429,53 @@ async fn nodes_without_code_state_and_nothing_to_undo_say_so() {
     let error = session.preview_restore("zzzz").unwrap_err();
     assert_eq!(error.code(), "invalid_id");
 }
+
+/// The user turn's snapshot is taken beside the request it starts, not before it: a tool that
+/// may change files still waits for it, so a change the first tool makes is that tool's, never
+/// swallowed into the turn's own state (many files make a snapshot slower than a request).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_tool_waits_for_the_turns_snapshot_taken_beside_the_request() {
+    let script = Script::new()
+        .turn(Turn::stream().tool_call(
+            "write",
+            json!({"path": "src/0/0.txt", "content": "changed at once\n"}),
+        ))
+        .turn(Turn::stream().text("Done."));
+    let setup = Setup::new(script).await;
+    let root = setup.project.path().to_owned();
+    for folder in 0..60 {
+        for file in 0..50 {
+            write(
+                &root,
+                &format!("src/{folder}/{file}.txt"),
+                &format!("{folder}/{file}\n"),
+            );
+        }
+    }
+    let session = setup.session_with_tools("plain", &["write"]);
+    assert_eq!(run(&session, "change one file").await, RunStatus::Completed);
+    let tree = session.tree_view().unwrap();
+    let written = tree
+        .nodes
+        .iter()
+        .find(|n| n.kind == NodeKind::ToolResult)
+        .unwrap();
+    let changed: Vec<_> = written.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        changed,
+        ["src/0/0.txt"],
+        "the write is the tool's own change"
+    );
+    let user = tree
+        .nodes
+        .iter()
+        .find(|n| n.kind == NodeKind::User)
+        .unwrap();
+    let preview = session.preview_restore(&user.id).unwrap();
+    assert_eq!(
+        preview.changes.len(),
+        1,
+        "going back to the turn undoes exactly the write: {:?}",
+        preview.changes
+    );
+}
