@@ -86,6 +86,8 @@ describe('the custom endpoint form', () => {
     contextWindow: '131072',
     inputPrice: '0.5',
     outputPrice: '',
+    reasoning: false,
+    images: false,
   };
 
   it('builds the endpoint with each model once', () => {
@@ -114,6 +116,19 @@ describe('the custom endpoint form', () => {
         ],
       },
     });
+  });
+
+  it('gives every model the reasoning and images flags', () => {
+    const built = endpointFromFields({ ...fields, reasoning: true, images: true });
+    expect('endpoint' in built && built.endpoint.models).toEqual([
+      expect.objectContaining({ id: 'qwen3-coder', reasoning: true, images: true }),
+      expect.objectContaining({ id: 'llama-4', reasoning: true, images: true }),
+    ]);
+    const reasoningOnly = endpointFromFields({ ...fields, reasoning: true });
+    expect('endpoint' in reasoningOnly && reasoningOnly.endpoint.models).toEqual([
+      expect.objectContaining({ reasoning: true, images: false }),
+      expect.objectContaining({ reasoning: true, images: false }),
+    ]);
   });
 
   it('says what is wrong', () => {

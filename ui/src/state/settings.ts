@@ -78,6 +78,10 @@ export interface EndpointFields {
   /** US dollars per million input / output tokens for every model listed; empty: free. */
   inputPrice: string;
   outputPrice: string;
+  /** Every model listed reasons (its reasoning is asked for and replayed on the next turn). */
+  reasoning: boolean;
+  /** Every model listed accepts images. */
+  images: boolean;
 }
 
 /** A price field: empty is none, else a non-negative number. */
@@ -138,8 +142,8 @@ export function endpointFromFields(
       models: [...new Set(ids)].map((id) => ({
         id,
         contextWindow,
-        reasoning: false,
-        images: false,
+        reasoning: fields.reasoning,
+        images: fields.images,
         inputPrice: input.value,
         outputPrice: output.value,
       })),

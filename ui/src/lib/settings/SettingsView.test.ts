@@ -210,6 +210,47 @@ describe('the settings view', () => {
     await waitFor(() => expect(row('local-llm')).toHaveAttribute('data-key-source', 'not-needed'));
   });
 
+  it("marks an endpoint's models as reasoning and image-taking when asked", async () => {
+    const user = await openWithShortcut();
+    await user.click(screen.getByTestId('custom-endpoint-add'));
+    const reasoning = screen.getByRole('checkbox', {
+      name: 'Reasoning model (thinking, encrypted reasoning replayed)',
+    });
+    const images = screen.getByRole('checkbox', { name: 'Accepts images' });
+    expect(reasoning).toBe(screen.getByTestId('custom-endpoint-reasoning'));
+    expect(images).toBe(screen.getByTestId('custom-endpoint-images'));
+    expect(reasoning).not.toBeChecked();
+    expect(images).not.toBeChecked();
+    expect(reasoning).toHaveAccessibleDescription(/Arbor then asks for their reasoning/);
+    await user.type(screen.getByTestId('custom-endpoint-name'), 'local-r1');
+    await user.type(screen.getByTestId('custom-endpoint-url'), 'http://localhost:8000/v1');
+    await user.type(screen.getByTestId('custom-endpoint-models'), 'deepseek-r1, qwen3-vl');
+    // The reasoning box by its label, the images box from the keyboard.
+    await user.click(screen.getByText('Reasoning model (thinking, encrypted reasoning replayed)'));
+    images.focus();
+    await user.keyboard(' ');
+    expect(reasoning).toBeChecked();
+    expect(images).toBeChecked();
+    await user.click(screen.getByTestId('custom-endpoint-save'));
+    expect(ipc.addCustomEndpoint).toHaveBeenCalledWith(
+      expect.objectContaining({
+        name: 'local-r1',
+        models: [
+          expect.objectContaining({ id: 'deepseek-r1', reasoning: true, images: true }),
+          expect.objectContaining({ id: 'qwen3-vl', reasoning: true, images: true }),
+        ],
+      }),
+      null,
+    );
+    // Added: the form closes, and opens again with both boxes clear.
+    await waitFor(() =>
+      expect(screen.queryByTestId('custom-endpoint-reasoning')).not.toBeInTheDocument(),
+    );
+    await user.click(screen.getByTestId('custom-endpoint-add'));
+    expect(screen.getByTestId('custom-endpoint-reasoning')).not.toBeChecked();
+    expect(screen.getByTestId('custom-endpoint-images')).not.toBeChecked();
+  });
+
   it('shows what Rust says is wrong with an endpoint, as written', async () => {
     vi.mocked(ipc.addCustomEndpoint).mockRejectedValueOnce({
       code: 'catalog',
