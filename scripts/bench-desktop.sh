@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Measures the desktop app on a release build (issue 9, §7), printing figures; asserts nothing.
+# Measures the desktop app on a release build, printing figures; asserts nothing.
 #   - launch → first window mapped (xdotool), median of RUNS launches
-#   - memory of the whole process tree (app + WebKit processes), RSS and PSS, with a
-#     2,000-message session open, after it settled
+#   - memory of the whole process tree (app + WebKit's web and network processes), PSS, after it
+#     settled, side by side in one run: the floor (`examples/memory_floor`: the smallest Tauri
+#     app with the same Tauri, WebKit and defaults, an empty page), Arbor's start page, and
+#     Arbor with a 2,000-message session open; then the differences the targets are stated in.
+#   - the same for each WebKit renderer setting (`WEBKIT_DISABLE_DMABUF_RENDERER=1`,
+#     `WEBKIT_DISABLE_COMPOSITING_MODE=1`) unless BENCH_RENDERERS=default
 # Needs xdotool and Xvfb (apt); starts its own Xvfb when DISPLAY is unset.
 # Usage: bash scripts/bench-desktop.sh [RUNS]
 set -euo pipefail
@@ -12,6 +16,8 @@ runs=${1:-5}
 
 npm run --silent ui:build >/dev/null
 cargo build --release --quiet -p arbor-desktop -p arbor-cli
+cargo build --release --quiet -p arbor-desktop --example memory_floor
+floor=$CARGO_TARGET_DIR/release/examples/memory_floor
 app=$CARGO_TARGET_DIR/release/arbor-desktop
 arbor=$CARGO_TARGET_DIR/release/arbor
 
@@ -59,18 +65,43 @@ sorted=$(printf '%s\n' "${launch_times[@]}" | sort -n)
 median=$(echo "$sorted" | sed -n "$(((runs + 1) / 2))p")
 echo "launch → window mapped: median ${median} ms over $runs runs ($(echo $sorted | tr '\n' ' ')ms)"
 
-"$app" "$work/project" >/dev/null 2>&1 &
-pid=$!
-pids+=("$pid")
-window_of "$pid" >/dev/null
-sleep 10
-rss=0
-pss=0
-for member in $(tree_of "$pid"); do
-  member_rss=$(ps -o rss= -p "$member" || echo 0)
-  member_pss=$(awk '/^Pss:/ {print $2}' "/proc/$member/smaps_rollup" 2>/dev/null || echo 0)
-  echo "  $(ps -o comm= -p "$member"): RSS $((member_rss / 1024)) MB, PSS $((member_pss / 1024)) MB"
-  rss=$((rss + member_rss))
-  pss=$((pss + member_pss))
+# PSS in KiB of one process (0 when it is gone).
+pss_of() { awk '/^Pss:/ {print $2}' "/proc/$1/smaps_rollup" 2>/dev/null || echo 0; }
+# Starts "$@", waits for its window and SETTLE seconds, then prints one line per process of its
+# tree ("name PSS_KiB") and stops it.
+settle=${SETTLE:-8}
+measure() {
+  "$@" >/dev/null 2>&1 &
+  local pid=$!
+  pids+=("$pid")
+  window_of "$pid" >/dev/null
+  sleep "$settle"
+  for member in $(tree_of "$pid"); do
+    echo "$(ps -o comm= -p "$member" | tr ' ' '_') $(pss_of "$member")"
+  done
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+}
+# Sum of the PSS lines of a measurement whose process name matches $2 (all when empty), in MB.
+mb() { awk -v want="$2" '(want == "" || $1 ~ want) {s += $2} END {printf "%.0f", s / 1024}' <<<"$1"; }
+report() {
+  local name=$1 lines=$2
+  printf '  %-22s total %4s MB  (app %s, web %s, network %s)\n' "$name" "$(mb "$lines" "")" \
+    "$(mb "$lines" "^(arbor|memory)")" "$(mb "$lines" "WebKitWeb")" "$(mb "$lines" "WebKitNet")"
+}
+
+renderers=${BENCH_RENDERERS:-"default WEBKIT_DISABLE_DMABUF_RENDERER=1 WEBKIT_DISABLE_COMPOSITING_MODE=1"}
+for setting in $renderers; do
+  settings=()
+  [ "$setting" != default ] && settings=("$setting")
+  echo "memory (PSS), $setting:"
+  floor_lines=$(measure env "${settings[@]}" "$floor")
+  start_lines=$(measure env "${settings[@]}" "$app")
+  session_lines=$(measure env "${settings[@]}" "$app" "$work/project")
+  report "floor (empty Tauri)" "$floor_lines"
+  report "Arbor start page" "$start_lines"
+  report "Arbor, 2,000 messages" "$session_lines"
+  echo "  session over floor: $(($(mb "$session_lines" "") - $(mb "$floor_lines" ""))) MB (target <= 60)," \
+    "web process start page -> session: +$(($(mb "$session_lines" WebKitWeb) - $(mb "$start_lines" WebKitWeb))) MB (target <= 30)," \
+    "app process over floor's: $(($(mb "$session_lines" "^(arbor|memory)") - $(mb "$floor_lines" "^(arbor|memory)"))) MB (target <= 40)"
 done
-echo "idle memory, 2,000-message session open: RSS $((rss / 1024)) MB, PSS $((pss / 1024)) MB ($(tree_of "$pid" | wc -l) processes)"

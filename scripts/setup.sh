@@ -13,6 +13,7 @@ app_packages=(
 )
 test_packages=(
   xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring libsecret-1-dev libsecret-tools keyutils git tmux python3
+  desktop-file-utils rpm
 )
 packages=("${app_packages[@]}")
 [ "$mode" = test ] && packages+=("${test_packages[@]}")

@@ -52,6 +52,8 @@ step ui-test npm run --silent ui:test
 step ui-build npm run --silent ui:build
 step rustfmt cargo fmt --all --check
 step clippy cargo clippy --workspace --all-targets --locked -- -D warnings
+# The release packages the `package` end-to-end suite unpacks and starts.
+step bundle npm run --silent bundle
 # Inside a private D-Bus session with a throwaway, unlocked gnome-keyring: the keychain tests (and
 # the app under test) use a real Secret Service, never the user's.
 step cargo-test dbus-run-session -- bash scripts/with-keyring.sh \

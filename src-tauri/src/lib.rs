@@ -16,6 +16,8 @@ mod command_table;
 mod commands;
 mod error;
 mod permission_commands;
+#[cfg(test)]
+mod portability;
 mod session_commands;
 mod session_open;
 mod settings_commands;

@@ -12,6 +12,7 @@ mod code_state;
 mod desktop;
 mod long_chat;
 mod nothing_lost;
+mod package;
 mod permissions;
 mod settings;
 mod tools;

@@ -4,9 +4,8 @@
 //! removes if a kill left it), synced, then renamed over the target, so a crash or a
 //! concurrent reader never sees half a file.
 
-use std::fs::{self, Permissions};
+use std::fs;
 use std::io::{self, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` atomically. An existing file keeps its permissions (and a symlink
@@ -22,12 +21,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .file_name()
         .map(|name| name.to_string_lossy().to_string())
         .unwrap_or_default();
-    let mut temp = tempfile::Builder::new()
-        .prefix(&format!(".{file_name}."))
-        .suffix(".arbor-tmp")
-        // Applied through open(2), so the umask shapes it like any newly created file.
-        .permissions(Permissions::from_mode(0o666))
-        .tempfile_in(dir)?;
+    let prefix = format!(".{file_name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".arbor-tmp");
+    // Applied through open(2), so the umask shapes it like any newly created file (tempfile's
+    // own default is 0600). Other systems have no mode bits to set.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    let mut temp = builder.tempfile_in(dir)?;
     temp.write_all(bytes)?;
     if let Some(permissions) = existing_permissions {
         temp.as_file().set_permissions(permissions)?;

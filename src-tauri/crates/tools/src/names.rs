@@ -4,7 +4,6 @@
 //! lossy form back to the one entry of its folder it can stand for.
 
 use std::ffi::{OsStr, OsString};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 use super::paths;
@@ -45,7 +44,7 @@ pub(crate) fn resolve_lossy(path: PathBuf) -> Result<PathBuf, AmbiguousName> {
     let path = strip_marker(path);
     if !path
         .as_os_str()
-        .as_bytes()
+        .as_encoded_bytes()
         .windows(3)
         .any(|w| w == "\u{FFFD}".as_bytes())
     {
@@ -82,12 +81,12 @@ pub(crate) fn resolve_lossy(path: PathBuf) -> Result<PathBuf, AmbiguousName> {
 
 /// `path` without a trailing [`NOT_UTF8_MARKER`] (and the `/` `ls` puts before it on folders).
 fn strip_marker(path: PathBuf) -> PathBuf {
-    let bytes = path.as_os_str().as_bytes();
-    match bytes.strip_suffix(NOT_UTF8_MARKER.as_bytes()) {
-        Some(rest) => {
-            let rest = rest.strip_suffix(b"/").unwrap_or(rest);
-            PathBuf::from(OsStr::from_bytes(rest))
-        }
+    // The path came from a JSON string, so it is UTF-8.
+    let Some(text) = path.to_str() else {
+        return path;
+    };
+    match text.strip_suffix(NOT_UTF8_MARKER) {
+        Some(rest) => PathBuf::from(rest.strip_suffix('/').unwrap_or(rest)),
         None => path,
     }
 }
@@ -109,9 +108,10 @@ fn lossy_matches(folder: &Path, lossy: &str) -> Vec<OsString> {
         .collect()
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use std::os::unix::ffi::OsStrExt;
 
     #[test]
     fn maps_the_lossy_form_back_to_the_one_entry() {

@@ -4,10 +4,11 @@
 //! (opening a FIFO for reading already blocks).
 
 use std::fs::Metadata;
-use std::os::unix::fs::FileTypeExt;
 
 /// What `metadata` describes in words, when it is neither a regular file nor a folder.
+#[cfg(unix)]
 pub fn special_kind(metadata: &Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
     let file_type = metadata.file_type();
     if file_type.is_file() || file_type.is_dir() {
         None
@@ -22,6 +23,13 @@ pub fn special_kind(metadata: &Metadata) -> Option<&'static str> {
     } else {
         Some("not a regular file")
     }
+}
+
+/// [`special_kind`] where files have no Unix kinds: anything but a file or folder.
+#[cfg(not(unix))]
+pub fn special_kind(metadata: &Metadata) -> Option<&'static str> {
+    let file_type = metadata.file_type();
+    (!file_type.is_file() && !file_type.is_dir()).then_some("not a regular file")
 }
 
 /// The refusal for `shown`, which is `kind` (from [`special_kind`]).

@@ -4,8 +4,15 @@
 //! - [`watchdog`]: the process that kills the group when Arbor dies.
 //! - [`output`]: the output log (tail for the model, full log in a file when cut).
 
+mod launch;
 mod output;
+#[cfg(unix)]
 mod process;
+// Where there are no process groups (Windows): commands are refused, with a clear error.
+#[cfg(not(unix))]
+#[path = "process_other.rs"]
+mod process;
+#[cfg(unix)]
 mod watchdog;
 
 use std::process::ExitStatus;
@@ -17,8 +24,8 @@ use serde::Deserialize;
 use serde_json::json;
 use tokio::io::AsyncReadExt;
 
+use self::launch::Launch;
 use self::output::{OutputLog, Utf8Stream};
-use self::process::Launch;
 use super::args::{parse_arguments, spec};
 use super::truncate::{MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
 use crate::workspace::Workspace;
@@ -330,11 +337,7 @@ impl AgentTool for BashTool {
             ),
             Ending::Exited(status) => match status.code() {
                 Some(code) => (Some(code), format!("[Exit code {code}]")),
-                None => {
-                    use std::os::unix::process::ExitStatusExt;
-                    let signal = status.signal().unwrap_or_default();
-                    (None, format!("[Killed by signal {signal}]"))
-                }
+                None => (None, killed_by(*status)),
             },
         };
         text.push_str("\n\n");
@@ -358,4 +361,16 @@ impl AgentTool for BashTool {
             Err(ToolError::respond_with_details(text, details))
         }
     }
+}
+
+/// How a command that has no exit code ended.
+#[cfg(unix)]
+fn killed_by(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    format!("[Killed by signal {}]", status.signal().unwrap_or_default())
+}
+
+#[cfg(not(unix))]
+fn killed_by(_status: ExitStatus) -> String {
+    "[Killed]".into()
 }

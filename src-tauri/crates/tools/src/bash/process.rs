@@ -10,6 +10,7 @@ use rustix::process::{kill_process_group, Pid, Signal};
 use tokio::net::unix::pipe;
 use tokio::process::{Child, Command};
 
+use super::launch::Launch;
 use super::watchdog::Watchdog;
 use arbor_secrets::ToolEnvironment;
 
@@ -49,27 +50,6 @@ pub(crate) async fn start(
         Err(error) => {
             group.release().await;
             Err(error)
-        }
-    }
-}
-
-/// What to start: `bash -c COMMAND` itself, or the sandbox wrapping it.
-#[derive(Debug, Clone)]
-pub(crate) struct Launch {
-    pub program: std::path::PathBuf,
-    pub args: Vec<std::ffi::OsString>,
-    pub remove_env: Vec<&'static str>,
-    pub set_env: Vec<(&'static str, std::ffi::OsString)>,
-}
-
-impl Launch {
-    /// `bash -c command`, unconfined.
-    pub fn bash(command: &str) -> Self {
-        Self {
-            program: "bash".into(),
-            args: vec!["-c".into(), command.into()],
-            remove_env: Vec::new(),
-            set_env: Vec::new(),
         }
     }
 }
