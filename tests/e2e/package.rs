@@ -214,7 +214,12 @@ fn the_rpm_names_its_version_dependencies_and_files() -> Result<()> {
     let version = output("rpm", &["-qp", "--queryformat", "%{VERSION}", rpm_path])?;
     ensure!(version == VERSION, "rpm version {version}");
     let requires = output("rpm", &["-qp", "--requires", rpm_path])?;
-    for needed in ["webkit2gtk4.1", "gtk3", "bubblewrap", "dbus-libs"] {
+    for needed in [
+        "libwebkit2gtk-4.1.so.0",
+        "libgtk-3.so.0",
+        "bubblewrap",
+        "dbus-libs",
+    ] {
         ensure!(
             requires.contains(needed),
             "Requires lacks {needed}: {requires}"
