@@ -9,7 +9,7 @@ use anyhow::{ensure, Context, Result};
 use fantoccini::Locator;
 
 use crate::support::desktop::DesktopSession;
-use crate::support::ui::{text_of, type_path_and_open, wait_for_text, WAIT};
+use crate::support::ui::{start_view_shown, text_of, type_path_and_open, wait_for_text, WAIT};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn empty_state_opens_a_project_through_rust_and_shows_it() -> Result<()> {
@@ -31,20 +31,7 @@ async fn open_a_project(session: &DesktopSession) -> Result<()> {
     let client = session.client();
 
     // The first screen is the app's own layout with the empty state, not a blank page.
-    client
-        .wait()
-        .at_most(WAIT)
-        .for_element(Locator::Css("[data-testid=empty-state]"))
-        .await
-        .context("the empty state never appeared")?;
-    text_of(client, "[data-testid=open-folder]").await?;
-    // The version comes from the `app_info` command: proof that IPC into Rust works at start-up.
-    wait_for_text(
-        client,
-        "[data-testid=app-version]",
-        env!("CARGO_PKG_VERSION"),
-    )
-    .await?;
+    start_view_shown(client).await?;
 
     let shot = session.screenshot("empty-state.png").await?;
     crate::support::image::assert_rendered(&shot)?;

@@ -9,11 +9,9 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use anyhow::{bail, ensure, Context, Result};
-use fantoccini::Locator;
-
 use crate::support::desktop::DesktopSession;
-use crate::support::ui::{wait_for_text, WAIT};
+use crate::support::ui::start_view_shown;
+use anyhow::{bail, ensure, Context, Result};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -193,14 +191,7 @@ async fn the_deb_unpacks_to_a_complete_app_that_starts() -> Result<()> {
     .await?;
     session
         .run_then_stop("package-start", async |session| {
-            let client = session.client();
-            client
-                .wait()
-                .at_most(WAIT)
-                .for_element(Locator::Css("[data-testid=empty-state]"))
-                .await
-                .context("the packaged app's start window never appeared")?;
-            wait_for_text(client, "[data-testid=app-version]", VERSION).await?;
+            start_view_shown(session.client()).await?;
             let shot = session.screenshot("package-start.png").await?;
             crate::support::image::assert_rendered(&shot)
         })

@@ -21,6 +21,22 @@ pub async fn element(client: &Client, css: &str) -> Result<Element> {
         .with_context(|| format!("waiting for {css}"))
 }
 
+/// Waits for the start window: the empty state, and the version read from Rust through the
+/// `app_info` command (proof that IPC into Rust works at start-up).
+pub async fn start_view_shown(client: &Client) -> Result<()> {
+    element(client, "[data-testid=empty-state]")
+        .await
+        .context("the start window never appeared")?;
+    text_of(client, "[data-testid=open-folder]").await?;
+    wait_for_text(
+        client,
+        "[data-testid=app-version]",
+        env!("CARGO_PKG_VERSION"),
+    )
+    .await?;
+    Ok(())
+}
+
 pub async fn text_of(client: &Client, css: &str) -> Result<String> {
     Ok(element(client, css).await?.text().await?)
 }
