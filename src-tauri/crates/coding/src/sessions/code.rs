@@ -156,21 +156,19 @@ fn code_against(
     tracker: &CodeTracker,
     previous: Option<&SnapshotId>,
 ) -> Result<Option<NodeCode>, SessionsError> {
-    {
-        let Some(snapshot) = tracker.take()? else {
-            return Ok(None);
-        };
-        let files = match previous {
-            Some(previous) if *previous == snapshot => return Ok(None),
-            Some(previous) => tracker.changes(Some(previous), &snapshot)?,
-            // The first state of a path: nothing to compare with.
-            None => Vec::new(),
-        };
-        Ok(Some(NodeCode {
-            snapshot: snapshot.0,
-            files: serde_json::to_string(&files)?,
-        }))
-    }
+    let Some(snapshot) = tracker.take()? else {
+        return Ok(None);
+    };
+    let files = match previous {
+        Some(previous) if *previous == snapshot => return Ok(None),
+        Some(previous) => tracker.changes(Some(previous), &snapshot)?,
+        // The first state of a path: nothing to compare with.
+        None => Vec::new(),
+    };
+    Ok(Some(NodeCode {
+        snapshot: snapshot.0,
+        files: serde_json::to_string(&files)?,
+    }))
 }
 
 /// The thread taking a user turn's snapshot beside its request, if one is running.
