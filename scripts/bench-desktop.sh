@@ -5,10 +5,8 @@
 #     settled, side by side in one run: the floor (`examples/memory_floor`: the smallest Tauri
 #     app with the same Tauri, WebKit and defaults, an empty page), Arbor's start page, and
 #     Arbor with a 2,000-message session open; then the differences the targets are stated in.
-#   - "default" is Arbor's own choice (`src-tauri/src/renderer.rs`: the DMA-BUF renderer off
-#     where there is no GPU render node); then WebKit's DMA-BUF renderer forced on
-#     (`WEBKIT_DISABLE_DMABUF_RENDERER=0`) and compositing off
-#     (`WEBKIT_DISABLE_COMPOSITING_MODE=1`), unless BENCH_RENDERERS=default
+#   - the same for each WebKit renderer setting (`WEBKIT_DISABLE_DMABUF_RENDERER=1`,
+#     `WEBKIT_DISABLE_COMPOSITING_MODE=1`) unless BENCH_RENDERERS=default
 # Needs xdotool and Xvfb (apt); starts its own Xvfb when DISPLAY is unset.
 # Usage: bash scripts/bench-desktop.sh [RUNS]
 set -euo pipefail
@@ -92,7 +90,7 @@ report() {
     "$(mb "$lines" "^(arbor|memory)")" "$(mb "$lines" "WebKitWeb")" "$(mb "$lines" "WebKitNet")"
 }
 
-renderers=${BENCH_RENDERERS:-"default WEBKIT_DISABLE_DMABUF_RENDERER=0 WEBKIT_DISABLE_COMPOSITING_MODE=1"}
+renderers=${BENCH_RENDERERS:-"default WEBKIT_DISABLE_DMABUF_RENDERER=1 WEBKIT_DISABLE_COMPOSITING_MODE=1"}
 for setting in $renderers; do
   settings=()
   [ "$setting" != default ] && settings=("$setting")

@@ -8,7 +8,6 @@
 //! - `channel`: a session's events to its window over a `Channel`, deltas coalesced per frame.
 //! - `state`: the app object and each window's project and live session.
 //! - `error`: `CommandError`, serialised as `{code, message}`.
-//! - `renderer`: WebKitGTK's DMA-BUF renderer off where there is no GPU (measured: ~60 MB).
 
 mod channel;
 mod clone_commands;
@@ -19,7 +18,6 @@ mod error;
 mod permission_commands;
 #[cfg(test)]
 mod portability;
-pub mod renderer;
 mod session_commands;
 mod session_open;
 mod settings_commands;
