@@ -107,7 +107,7 @@ impl SmartSubtransport for HttpSubtransport {
             action,
             request: Vec::new(),
             response: None,
-            credentials: CREDENTIALS.with(|slot| slot.borrow().as_ref().map(snapshot)),
+            credentials: CREDENTIALS.with(|slot| slot.borrow().as_ref().map(stream_credentials)),
         }))
     }
 
@@ -116,9 +116,9 @@ impl SmartSubtransport for HttpSubtransport {
     }
 }
 
-/// The operation's credentials as a stream starts (threads: libgit2 may read the stream on the
-/// thread that created it only, but the state lives in the operation's thread-local slot).
-fn snapshot(credentials: &Credentials) -> (Option<(String, String)>, Option<String>) {
+/// What a stream starting now takes of the operation's credentials: the token, and the one the
+/// server already accepted (sent up front).
+fn stream_credentials(credentials: &Credentials) -> (Option<(String, String)>, Option<String>) {
     (credentials.token.clone(), credentials.accepted.clone())
 }
 
