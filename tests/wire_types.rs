@@ -51,6 +51,7 @@ fn generate(dir: &Path) -> Result<()> {
     arbor_app::views::branch::SearchHit::export_all(&cfg)?;
     arbor_protocol::ThinkingLevel::export_all(&cfg)?;
     arbor_protocol::ImageContent::export_all(&cfg)?;
+    arbor_app::views::attachments::DocumentAttachment::export_all(&cfg)?;
     arbor_app::views::OpenedProject::export_all(&cfg)?;
     arbor_app::views::AppInfo::export_all(&cfg)?;
     std::fs::write(dir.join("commands.ts"), commands_ts(&cfg, dir)?)?;

@@ -29,6 +29,7 @@ use crate::worktree_commands;
 use arbor_app::clone::CloneProgress;
 use arbor_app::sessions::{NodeDiff, RestoreInfo, RestorePreview};
 use arbor_app::skills::{ToolList, ToolReview};
+use arbor_app::views::attachments::DocumentAttachment;
 use arbor_app::views::branch::SearchHit;
 use arbor_app::views::clone::CloneForm;
 use arbor_app::views::permissions::{
@@ -142,7 +143,8 @@ command_table! {
     worktree_commands::push_worktree [window state] (name: String) -> PushResult;
     worktree_commands::fork_into_worktree [window state] (node_id: String, name: Option<String>) -> WorktreeFork;
     session_commands::session_state [window state] () -> SessionState;
-    session_commands::prompt [window state] (message: String, images: Vec<ImageContent>) -> ();
+    session_commands::prompt [window state] (message: String, images: Vec<ImageContent>, documents: Vec<DocumentAttachment>) -> ();
+    session_commands::read_document [] (name: String, data: String) -> DocumentAttachment;
     session_commands::steer [window state] (message: String) -> ();
     session_commands::follow_up [window state] (message: String) -> ();
     session_commands::abort [window state] () -> ();

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use arbor_app::views::attachments::DocumentAttachment;
 use arbor_app::views::branch::SearchHit;
 use arbor_app::NavigateTo;
 use arbor_app::{
@@ -98,11 +99,19 @@ pub async fn prompt(
     state: State<'_, DesktopState>,
     message: String,
     images: Vec<ImageContent>,
+    documents: Vec<DocumentAttachment>,
 ) -> Result<()> {
     let session = state.session(window.label())?;
     let live = session.read().await;
-    live.start_prompt(message, images)?;
+    live.start_prompt_with_documents(message, images, documents)?;
     Ok(())
+}
+
+/// A file the user attached, read as a document for the message (the composer's chip). The
+/// webview sends the bytes it read from the picked file as base64, never a path.
+#[tauri::command]
+pub async fn read_document(name: String, data: String) -> Result<DocumentAttachment> {
+    Ok(blocking(move || arbor_app::read_document_base64(&name, &data)).await??)
 }
 
 #[tauri::command]

@@ -60,6 +60,13 @@ describe('the clone request', () => {
     expect(cloneRequest({ url: 'o/r', destination: '/tmp/x', depth: '1', branch: 'dev' })).toEqual({
       form: { url: 'o/r', destination: '/tmp/x', depth: 1, branch: 'dev' },
     });
+    // The branch field: trimmed, and empty means the remote's default branch.
+    expect(
+      cloneRequest({ url: 'o/r', destination: '', depth: '', branch: ' release/1.x ' }),
+    ).toEqual({ form: { url: 'o/r', destination: null, depth: null, branch: 'release/1.x' } });
+    expect(cloneRequest({ url: 'o/r', destination: '', depth: '', branch: '   ' })).toEqual({
+      form: { url: 'o/r', destination: null, depth: null, branch: null },
+    });
   });
 
   it('says what is wrong with a missing URL or a bad depth', () => {

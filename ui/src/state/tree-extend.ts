@@ -19,7 +19,8 @@ import {
 
 /** From a row to the next. */
 const ROW = NODE_HEIGHT + GAP_Y;
-/** d3's tidy tree keeps nodes of different parents two slots apart: nearer, it would move them. */
+/** The tidy layout keeps any two neighbours on a row one slot apart; two slots of clearance here
+ * keeps this quick path conservative (a closer fit falls back to a full layout). */
 const CLEAR = 2 * (NODE_WIDTH + GAP_X);
 
 /** The same changes, path by path (a list is usually empty, or the same array). */

@@ -11,7 +11,7 @@ import type {
 } from '../ipc/wire';
 import { appendedEvent, landedAt, reply, STATE, TREE } from '../test-ipc';
 import { ChatStore } from './chat.svelte';
-import type { TurnNode } from './tree';
+import { NODE_WIDTH, type TurnNode } from './tree';
 import { RELOAD_DELAY, TreePanelStore } from './tree-panel.svelte';
 
 vi.mock('../ipc', async (importOriginal) => {
@@ -254,10 +254,16 @@ describe('the tree panel store', () => {
     expect(store.view).toEqual({ x: 0, y: 0, k: 1 });
     store.fit();
     expect(store.view).toEqual(fitted);
-    // Fit shows it all.
+    // Fit keeps a small tree at the reading size: wider than the panel, it shows the current
+    // path (u1 and a1b), whole.
     store.fit(true);
     const whole = { ...store.view };
-    expect(whole.x - 200).toBeCloseTo(-((store.layout.minX + store.layout.maxX) / 2) * whole.k);
+    expect(whole.k).toBe(1);
+    for (const id of ['u1', 'a1b']) {
+      const x = (store.byId.get(id)?.x ?? NaN) * whole.k + whole.x;
+      expect(x).toBeGreaterThanOrEqual(NODE_WIDTH / 2);
+      expect(x).toBeLessThanOrEqual(400 - NODE_WIDTH / 2);
+    }
     store.view = fitted;
     store.zoom(2);
     expect(store.view.k).toBeCloseTo(fitted.k * 2);

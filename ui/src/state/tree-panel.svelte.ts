@@ -329,7 +329,9 @@ export class TreePanelStore {
     return keyCommand(key, at, this.current?.node, this.roots, this.picked);
   }
 
-  /** Fits the tree into the panel (`whole`: the Fit button, everything). */
+  /** Fits the tree into the panel (`whole`: the Fit button; else a session's first view): a
+   * small tree at the reading size, on the current path if it is bigger than the panel (the rule
+   * is `fitView`'s). */
   fit(whole = false): void {
     const next = fitView(this.layout, this.width, this.height, whole);
     if (next) this.view = next;

@@ -1,3 +1,4 @@
+import { hierarchy, tree as tidyTree } from 'd3-hierarchy';
 import { describe, expect, it } from 'vitest';
 import type { FileChange, NodeKind, SessionTreeView, TreeNodeView } from '../ipc/wire';
 import {
@@ -5,15 +6,20 @@ import {
   collapseRuns,
   FILES_LISTED,
   filesSummary,
+  GAP_X,
   layoutTurns,
   leftBranch,
   mergeDelta,
   neighbour,
+  NODE_HEIGHT,
   NODE_WIDTH,
+  GAP_Y,
   RUN_MIN,
   shorten,
   turnEnd,
   visiblePart,
+  type Layout,
+  type Placed,
   type TurnNode,
 } from './tree';
 
@@ -301,6 +307,98 @@ describe('the layout', () => {
     for (let i = 0; i < 200; i++) fan.push(node(`a${i}`, 'u', 'assistant'));
     const wide = layoutTurns(buildTurns(view(fan, 'a0')));
     expect(wide.maxX - wide.minX).toBeGreaterThanOrEqual(199 * NODE_WIDTH);
+  });
+});
+
+describe('a compact layout: siblings side by side', () => {
+  /** From one column to the next. */
+  const SLOT = NODE_WIDTH + GAP_X;
+
+  function placedOf(layout: Layout): Map<string, Placed> {
+    return new Map(layout.nodes.map((placed) => [placed.node.id, placed]));
+  }
+
+  it('keeps the two first turns of a five-turn tree branched at its root one slot apart', () => {
+    // The first message edited: two user turns at the root (under a model change, which is a
+    // marker, not a turn), each with its own answer, one going on.
+    const layout = layoutTurns(
+      buildTurns(
+        view(
+          [
+            node('m', null, 'model_change', 'anthropic/claude'),
+            node('u1', 'm', 'user'),
+            node('a1', 'u1', 'assistant'),
+            node('u2', 'a1', 'user'),
+            node('u1b', 'm', 'user'),
+            node('a1b', 'u1b', 'assistant'),
+          ],
+          'a1b',
+        ),
+      ),
+    );
+    expect(layout.nodes).toHaveLength(5);
+    const at = placedOf(layout);
+    const x = (id: string) => at.get(id)?.x ?? NaN;
+    expect(Math.abs(x('u1b') - x('u1'))).toBe(SLOT);
+    // Their answers too: turns of different parents are not kept further apart than siblings.
+    expect(Math.abs(x('a1b') - x('a1'))).toBe(SLOT);
+    expect(layout.maxX - layout.minX).toBe(SLOT);
+    expect(at.get('u1')?.y).toBe(at.get('u1b')?.y);
+  });
+
+  it('keeps siblings deep in the tree one slot apart, whatever branched above them', () => {
+    // A chain of ten turns with a side branch at depth 3, then two siblings at depth 10, each
+    // going on for a few turns.
+    const nodes = chain(10);
+    nodes.push(node('side3', 'n2', 'assistant'), node('side4', 'side3', 'user'));
+    for (const branch of ['l', 'r']) {
+      nodes.push(node(`${branch}0`, 'n9', 'user'));
+      for (let i = 1; i < 4; i++) {
+        nodes.push(node(`${branch}${i}`, `${branch}${i - 1}`, i % 2 ? 'assistant' : 'user'));
+      }
+    }
+    const layout = layoutTurns(buildTurns(view(nodes, 'r3')));
+    const at = placedOf(layout);
+    expect(at.get('l0')?.depth).toBe(10);
+    expect(Math.abs((at.get('r0')?.x ?? NaN) - (at.get('l0')?.x ?? NaN))).toBe(SLOT);
+    expect(Math.abs((at.get('r3')?.x ?? NaN) - (at.get('l3')?.x ?? NaN))).toBe(SLOT);
+    // The side branch at depth 3 sits next to the chain as well.
+    expect(Math.abs((at.get('side3')?.x ?? NaN) - (at.get('n3')?.x ?? NaN))).toBe(SLOT);
+  });
+});
+
+describe('the tidy layout', () => {
+  it('places every turn where d3-hierarchy’s tree() does with one slot between neighbours', () => {
+    // Random trees, from bushy to long chains with a few branches.
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (const [size, stay] of [
+      [40, 0.3],
+      [300, 0.6],
+      [2000, 0.95],
+    ]) {
+      const nodes: TreeNodeView[] = [node('t0', null, 'user'), node('t1', null, 'user')];
+      for (let i = 2; i < size; i++) {
+        const parent = random() < stay ? i - 1 : Math.floor(random() * i);
+        nodes.push(node(`t${i}`, random() < 0.05 ? null : `t${parent}`, 'user'));
+      }
+      const roots = buildTurns(view(nodes, `t${size - 1}`));
+      const layout = layoutTurns(roots);
+      type Top = { top: true; children: TurnNode[] };
+      const top = hierarchy<Top | TurnNode>({ top: true, children: roots }, (d) => d.children);
+      tidyTree<Top | TurnNode>()
+        .nodeSize([NODE_WIDTH + GAP_X, NODE_HEIGHT + GAP_Y])
+        .separation(() => 1)(top);
+      const expected = top.descendants().slice(1);
+      expect(layout.nodes.map((p) => p.node)).toEqual(expected.map((d) => d.data));
+      layout.nodes.forEach((placed, i) => {
+        expect(placed.x).toBeCloseTo(expected[i].x ?? NaN, 6);
+        expect(placed.y).toBe((expected[i].y ?? NaN) - (NODE_HEIGHT + GAP_Y));
+        expect(placed.depth).toBe(expected[i].depth - 1);
+      });
+      expect(layout.edges).toHaveLength(size - roots.length);
+      for (const edge of layout.edges) expect(edge.to.node.parent).toBe(edge.from.node);
+    }
   });
 });
 

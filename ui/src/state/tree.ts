@@ -2,8 +2,7 @@
 // reads — user and assistant turns, compactions and branch summaries; tool results folded into
 // the turn that called them; model and thinking changes as markers on the turn after them —
 // with the current path marked, long single-child runs collapsed into one segment, and a tidy
-// tree layout from d3-hierarchy.
-import { hierarchy, tree as tidyTree } from 'd3-hierarchy';
+// tree layout (d3-hierarchy's algorithm, in linear time).
 import type {
   ChangeStatus,
   FileChange,
@@ -301,39 +300,184 @@ export const NODE_HEIGHT = 44;
 export const GAP_X = 20;
 export const GAP_Y = 26;
 
-/** A tidy top-down layout (d3-hierarchy's Reingold–Tilford) of `roots` under a hidden root. */
+/** From one column to the next, and from one row to the next. */
+const SLOT = NODE_WIDTH + GAP_X;
+const ROW = NODE_HEIGHT + GAP_Y;
+
+/**
+ * A tidy top-down layout of `roots`: Reingold–Tilford, in Buchheim, Jünger and Leipert's linear
+ * time (the algorithm of d3-hierarchy's `tree()`, which it matches node for node), with every
+ * pair of neighbours on a row one slot (`NODE_WIDTH + GAP_X`) apart.
+ *
+ * - The roots (several first turns when the first message was edited) hang under a hidden root,
+ *   so they are siblings like any others.
+ * - One slot between neighbours, siblings or not: d3's default keeps turns of different parents
+ *   two slots apart, which pushed whole subtrees — the two first turns of a tree branched at its
+ *   root — twice as far apart as their rows need, and made Fit shrink a small tree past reading.
+ *   Siblings whose subtrees do not widen below them sit side by side at any depth.
+ * - Linear and without recursion, also for a 10,000-turn chain: d3's `hierarchy()` (which
+ *   `tree()` needs) computes each node's height by walking up to the root, quadratic on a deep
+ *   chain (over 100 ms for 10,000 turns; this takes a few).
+ *
+ * `nodes` come breadth first (a row after the other, left to right), `edges` in the same order.
+ */
 export function layoutTurns(roots: TurnNode[]): Layout {
-  type Root = { root: true; children: TurnNode[] };
-  const top = hierarchy<Root | TurnNode>({ root: true, children: roots }, (d) => d.children);
-  tidyTree<Root | TurnNode>().nodeSize([NODE_WIDTH + GAP_X, NODE_HEIGHT + GAP_Y])(top);
-  const placed = new Map<TurnNode, Placed>();
-  const nodes: Placed[] = [];
-  for (const d of top.descendants()) {
-    if (d.depth === 0) continue;
-    const item: Placed = {
-      node: d.data as TurnNode,
-      x: d.x ?? 0,
-      y: ((d.y ?? 0) as number) - (NODE_HEIGHT + GAP_Y),
-      depth: d.depth - 1,
-    };
-    placed.set(item.node, item);
-    nodes.push(item);
+  // Number the turns breadth first under the hidden root 0: the children of `v` are the
+  // consecutive numbers `first[v]` to `first[v] + count[v] - 1`.
+  const turns: (TurnNode | null)[] = [null];
+  const parent: number[] = [-1];
+  const depth: number[] = [0];
+  const first: number[] = [];
+  const count: number[] = [];
+  for (let v = 0; v < turns.length; v++) {
+    const children = v === 0 ? roots : (turns[v] as TurnNode).children;
+    first.push(turns.length);
+    count.push(children.length);
+    for (const child of children) {
+      turns.push(child);
+      parent.push(v);
+      depth.push(depth[v] + 1);
+    }
   }
-  const edges: Layout['edges'] = [];
-  for (const item of nodes) {
-    const parent = item.node.parent ? placed.get(item.node.parent) : undefined;
-    if (parent) edges.push({ from: parent, to: item });
-  }
-  const xs = nodes.map((n) => n.x);
-  const ys = nodes.map((n) => n.y);
-  return {
-    nodes,
-    edges,
-    minX: xs.length ? Math.min(...xs) : 0,
-    maxX: xs.length ? Math.max(...xs) : 0,
-    minY: ys.length ? Math.min(...ys) : 0,
-    maxY: ys.length ? Math.max(...ys) : 0,
+  const n = turns.length;
+  // Buchheim et al.'s fields, in slots: prelim, modifier, change, shift, thread, ancestor, and
+  // the default ancestor of each node's children (-1: none).
+  const prelim = new Float64Array(n);
+  const mod = new Float64Array(n);
+  const change = new Float64Array(n);
+  const shift = new Float64Array(n);
+  const thread = new Int32Array(n).fill(-1);
+  const ancestor = new Int32Array(n);
+  for (let v = 0; v < n; v++) ancestor[v] = v;
+  const defaultAncestor = new Int32Array(n).fill(-1);
+
+  const nextLeft = (v: number) => (count[v] > 0 ? first[v] : thread[v]);
+  const nextRight = (v: number) => (count[v] > 0 ? first[v] + count[v] - 1 : thread[v]);
+
+  // Shifts the subtree of `wp` right by `by`, spreading it over the siblings from `wm`.
+  const moveSubtree = (wm: number, wp: number, by: number) => {
+    const spread = by / (wp - wm);
+    change[wp] -= spread;
+    shift[wp] += by;
+    change[wm] += spread;
+    prelim[wp] += by;
+    mod[wp] += by;
   };
+
+  // Applies the shifts of `v`'s children gathered by `moveSubtree`.
+  const executeShifts = (v: number) => {
+    let total = 0;
+    let spread = 0;
+    for (let w = first[v] + count[v] - 1; w >= first[v]; w--) {
+      prelim[w] += total;
+      mod[w] += total;
+      spread += change[w];
+      total += shift[w] + spread;
+    }
+  };
+
+  // Places `v`'s subtree against the subtrees of its left siblings (`w` the nearest one) along
+  // their facing contours, threading the contours on; answers the new default ancestor.
+  const apportion = (v: number, w: number, defaultOf: number): number => {
+    if (w < 0) return defaultOf;
+    let vip = v;
+    let vop = v;
+    let vim = w;
+    let vom = first[parent[v]];
+    let sip = mod[vip];
+    let sop = mod[vop];
+    let sim = mod[vim];
+    let som = mod[vom];
+    for (;;) {
+      vim = nextRight(vim);
+      vip = nextLeft(vip);
+      if (vim < 0 || vip < 0) break;
+      vom = nextLeft(vom);
+      vop = nextRight(vop);
+      ancestor[vop] = v;
+      const by = prelim[vim] + sim - prelim[vip] - sip + 1;
+      if (by > 0) {
+        const from = parent[ancestor[vim]] === parent[v] ? ancestor[vim] : defaultOf;
+        moveSubtree(from, v, by);
+        sip += by;
+        sop += by;
+      }
+      sim += mod[vim];
+      sip += mod[vip];
+      som += mod[vom];
+      sop += mod[vop];
+    }
+    if (vim >= 0 && nextRight(vop) < 0) {
+      thread[vop] = vim;
+      mod[vop] += sim - sop;
+    }
+    if (vip >= 0 && nextLeft(vom) < 0) {
+      thread[vom] = vip;
+      mod[vom] += sip - som;
+      return v;
+    }
+    return defaultOf;
+  };
+
+  // First walk, children before parents and left siblings before right ones: the order of a
+  // depth-first walk that goes right first, reversed.
+  const order = new Int32Array(n);
+  const stack = new Int32Array(n);
+  let size = 0;
+  let walked = 0;
+  stack[size++] = 0;
+  while (size > 0) {
+    const v = stack[--size];
+    order[walked++] = v;
+    for (let c = first[v]; c < first[v] + count[v]; c++) stack[size++] = c;
+  }
+  for (let i = n - 1; i >= 0; i--) {
+    const v = order[i];
+    const p = parent[v];
+    const w = p >= 0 && v > first[p] ? v - 1 : -1;
+    if (count[v] > 0) {
+      executeShifts(v);
+      const midpoint = (prelim[first[v]] + prelim[first[v] + count[v] - 1]) / 2;
+      if (w >= 0) {
+        prelim[v] = prelim[w] + 1;
+        mod[v] = prelim[v] - midpoint;
+      } else {
+        prelim[v] = midpoint;
+      }
+    } else if (w >= 0) {
+      prelim[v] = prelim[w] + 1;
+    }
+    if (p >= 0) {
+      defaultAncestor[p] = apportion(v, w, defaultAncestor[p] >= 0 ? defaultAncestor[p] : first[p]);
+    }
+  }
+
+  // Second walk, parents first (breadth first is): the modifiers summed down; the hidden root
+  // at 0. Then slots and rows become coordinates, the hidden root's row dropped.
+  const nodes: Placed[] = [];
+  const edges: Layout['edges'] = [];
+  let minX = Infinity;
+  let maxX = -Infinity;
+  let maxY = 0;
+  for (let v = 0; v < n; v++) {
+    const above = v === 0 ? -prelim[0] : mod[parent[v]];
+    const x = prelim[v] + above;
+    mod[v] += above;
+    if (v === 0) continue;
+    const item: Placed = {
+      node: turns[v] as TurnNode,
+      x: x * SLOT,
+      y: (depth[v] - 1) * ROW,
+      depth: depth[v] - 1,
+    };
+    nodes.push(item);
+    if (parent[v] > 0) edges.push({ from: nodes[parent[v] - 1], to: item });
+    minX = Math.min(minX, item.x);
+    maxX = Math.max(maxX, item.x);
+    maxY = Math.max(maxY, item.y);
+  }
+  if (nodes.length === 0) return { nodes, edges, minX: 0, maxX: 0, minY: 0, maxY: 0 };
+  return { nodes, edges, minX, maxX, minY: 0, maxY };
 }
 
 /** The neighbour an arrow key moves to: up = parent, down = first child, left/right = sibling. */

@@ -7,6 +7,7 @@
 
 use arbor_agent::RunOutcome;
 use arbor_llm::ImageContent;
+use arbor_protocol::views::attachments::DocumentAttachment;
 use arbor_store::NodeKind;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -31,11 +32,24 @@ impl LiveSession {
         message: String,
         images: Vec<ImageContent>,
     ) -> Result<RunHandle, AppError> {
+        self.start_prompt_with_documents(message, images, Vec::new())
+    }
+
+    /// [`LiveSession::start_prompt`] with documents read by [`crate::read_document`]: each
+    /// one's text is a part of the user message of its own, after the typed text and before
+    /// the images, so the model reads the file's name and page markers with it.
+    pub fn start_prompt_with_documents(
+        &self,
+        message: String,
+        images: Vec<ImageContent>,
+        documents: Vec<DocumentAttachment>,
+    ) -> Result<RunHandle, AppError> {
+        let message = crate::documents::user_message(message, images, documents)?;
         self.prepare_run()?;
         let agent = self.agent.clone();
-        Ok(tokio::spawn(
-            async move { agent.prompt(message, images).await },
-        ))
+        Ok(tokio::spawn(async move {
+            agent.prompt_messages(vec![message]).await
+        }))
     }
 
     /// What must happen before any run, whichever front end starts it: refused while one is

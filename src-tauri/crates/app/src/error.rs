@@ -98,6 +98,15 @@ pub enum AppError {
     NotOnBranch(String),
     #[error("a background task failed: {0}")]
     Task(String),
+    #[error(transparent)]
+    Document(#[from] arbor_documents::DocumentError),
+    #[error(
+        "{name} is not a document Arbor reads (PDF, DOCX, PPTX, XLSX, XLS, ODS): attach images \
+         as images, and paste text or mention the file with @"
+    )]
+    NotADocument { name: String },
+    #[error("{name}'s text is longer than a message takes: read it again from the file")]
+    DocumentTooLong { name: String },
 }
 
 impl AppError {
@@ -105,6 +114,9 @@ impl AppError {
     pub fn code(&self) -> ErrorCode {
         match self {
             AppError::NoDataDir => ErrorCode::NoDataDir,
+            AppError::Document(error) => error.code(),
+            AppError::NotADocument { .. } => ErrorCode::Unsupported,
+            AppError::DocumentTooLong { .. } => ErrorCode::DocumentTooLarge,
             AppError::Catalog(_) => ErrorCode::Catalog,
             AppError::Selection(error) => error.code(),
             AppError::Secret(error) => error.code(),

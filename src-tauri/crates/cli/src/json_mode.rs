@@ -88,13 +88,17 @@ async fn read_commands(
             }
         };
         match command {
-            Command::Prompt { message, images } => {
+            Command::Prompt {
+                message,
+                images,
+                documents,
+            } => {
                 if session.is_streaming() {
                     writer.send(&json!({"type": "error", "command": "prompt",
                         "message": "the agent is busy; send steer or follow_up, or abort first"}));
                     continue;
                 }
-                let run = match session.start_prompt(message, images) {
+                let run = match session.start_prompt_with_documents(message, images, documents) {
                     Ok(run) => run,
                     Err(error) => {
                         writer.send(&json!({"type": "error", "command": "prompt", "message": error.to_string()}));

@@ -185,7 +185,11 @@ async fn handle(
     };
     let live = session.read().await;
     Some(match command {
-        Command::Prompt { message, images } => match live.start_prompt(message, images) {
+        Command::Prompt {
+            message,
+            images,
+            documents,
+        } => match live.start_prompt_with_documents(message, images, documents) {
             Ok(run) => {
                 runs.push(started(run, "prompt"));
                 Ok(Value::Null)

@@ -60,6 +60,7 @@ fn tool_guidance(name: &str) -> Option<&'static str> {
         "ls" => "list a folder",
         "grep" => "search file contents by regex (respects .gitignore)",
         "find" => "find files by glob (respects .gitignore)",
+        "todo" => "keep the task's checklist, shown to the user; the whole list each time",
         "js" => {
             "run JavaScript in a sandbox whose file helpers (read, write, ls, grep, find) stay \
              inside the project: processing data, changing many files at once"

@@ -140,6 +140,11 @@ error_codes! {
     StackLimit = "stack_limit",
     OutputLimit = "output_limit",
     Sandbox = "sandbox",
+    // Documents (PDF, DOCX, XLSX/ODS, PPTX) read as text.
+    /// A document, or what it unpacks to, is over the size the reader takes.
+    DocumentTooLarge = "document_too_large",
+    /// A document that cannot be read: damaged, encrypted, or not what its name says.
+    InvalidDocument = "invalid_document",
     // The desktop shell.
     Window = "window",
     /// A bug: something that should not fail did (a task that panicked).

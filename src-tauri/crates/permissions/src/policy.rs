@@ -352,7 +352,7 @@ impl Policy {
                 RuleEffect::Ask,
                 "an MCP tool asks unless a rule allows it".to_owned(),
             ),
-            None if self.mode == PermissionMode::ReadOnly && name != "create_tool" => (
+            None if self.mode == PermissionMode::ReadOnly && !TOUCHES_NOTHING.contains(&name) => (
                 RuleEffect::Ask,
                 "read-only mode: this tool may change files".to_owned(),
             ),
@@ -371,6 +371,11 @@ impl Policy {
         }
     }
 }
+
+/// Tools that change nothing the user has: `create_tool` only proposes (the user approves in
+/// its own dialog) and `todo` only updates the checklist shown in the chat. Read-only mode lets
+/// them run.
+const TOUCHES_NOTHING: &[&str] = &["create_tool", "todo"];
 
 fn verb(access: FileAccess) -> &'static str {
     match access {

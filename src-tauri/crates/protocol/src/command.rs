@@ -26,11 +26,14 @@ impl FilesMode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Command {
-    /// Starts a run with a new user message (text, plus optional images).
+    /// Starts a run with a new user message (text, plus optional images and documents read
+    /// as text — see `views::attachments`).
     Prompt {
         message: String,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         images: Vec<ImageContent>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        documents: Vec<crate::views::attachments::DocumentAttachment>,
     },
     /// Interrupts a running agent: delivered after the running tool call(s) finish; the turn's
     /// calls that have not started are skipped with an error result saying so.

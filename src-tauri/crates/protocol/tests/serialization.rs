@@ -108,6 +108,7 @@ fn every_command() -> Vec<Command> {
                 data: "iVBORw0KGgo=".into(),
                 mime_type: "image/png".into(),
             }],
+            documents: vec![],
         },
         Command::Steer {
             message: "Stop, use the other file".into(),
@@ -237,7 +238,8 @@ fn commands_parse_from_the_json_lines_front_ends_send() {
         prompt,
         Command::Prompt {
             message: "hi".into(),
-            images: vec![]
+            images: vec![],
+            documents: vec![],
         }
     );
     let abort: Command = serde_json::from_str(r#"{"type":"abort"}"#).unwrap();

@@ -24,6 +24,7 @@ pub mod preview;
 pub mod read;
 mod redacting;
 pub mod special;
+pub mod todo;
 pub mod truncate;
 pub mod walk;
 pub mod workspace;
@@ -45,6 +46,7 @@ pub use ls::LsTool;
 pub use names::{AmbiguousName, NOT_UTF8_MARKER};
 pub use read::ReadTool;
 pub use redacting::RedactingTool;
+pub use todo::TodoTool;
 pub use truncate::{MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES};
 pub use write::WriteTool;
 
@@ -57,6 +59,7 @@ pub const DEFAULT_TOOLS: &[&str] = &[
     "ls",
     "grep",
     "find",
+    "todo",
     "js",
     "create_tool",
 ];
@@ -141,6 +144,7 @@ pub fn builtin_tools(
             "ls" => Arc::new(LsTool::new(workspace.clone())),
             "grep" => Arc::new(GrepTool::new(workspace.clone())),
             "find" => Arc::new(FindTool::new(workspace.clone())),
+            "todo" => Arc::new(TodoTool::new()),
             name if SESSION_TOOLS.contains(&name) => continue,
             _ => {
                 return Err(BuiltinToolsError::UnknownTool {

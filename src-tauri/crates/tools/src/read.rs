@@ -1,4 +1,5 @@
-//! `read {path, offset?, limit?}`: a file as numbered lines (`cat -n` style), or an image.
+//! `read {path, offset?, limit?}`: a file as numbered lines (`cat -n` style), an image, or a
+//! document (PDF, DOCX, PPTX, XLSX/ODS) as the numbered lines of its text (`arbor-documents`).
 
 use arbor_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
 use arbor_llm::{ImageContent, JsonObject, TextContent, Tool as ToolSpec, UserContent};
@@ -41,8 +42,10 @@ impl ReadTool {
                 "Read a file. Text comes back with line numbers (`cat -n` style); at most \
                  {MAX_OUTPUT_LINES} lines or {} KiB per call, and a notice names the `offset` to \
                  continue from. Lines over {MAX_LINE_CHARS} characters are cut. PNG, JPEG, GIF and \
-                 WebP files come back as images when the model accepts them. Binary files are \
-                 refused: inspect them with `bash` (`file`, `xxd`).",
+                 WebP files come back as images when the model accepts them. PDF, DOCX, PPTX, \
+                 XLSX, XLS and ODS files come back as their text, with a marker before each \
+                 page, slide or sheet. Other binary files are refused: inspect them with `bash` \
+                 (`file`, `xxd`).",
                 MAX_OUTPUT_BYTES / 1024
             ),
             json!({
@@ -108,6 +111,20 @@ impl AgentTool for ReadTool {
         if let Some(mime_type) = image_mime_type(&bytes) {
             return self.image_output(&shown, mime_type, &bytes);
         }
+        if let Some(kind) = arbor_documents::kind_of(&shown, &bytes) {
+            let name = shown.clone();
+            let extracted = tokio::task::spawn_blocking(move || {
+                arbor_documents::extract(&name, kind, bytes, &arbor_documents::Limits::default())
+            });
+            let extracted = tokio::select! {
+                joined = extracted => joined.map_err(|error| {
+                    ToolError::respond(format!("Cannot read {shown}: {error}."))
+                })?,
+                () = context.cancel.cancelled() => return Err(ToolError::Aborted),
+            }
+            .map_err(|error| ToolError::respond(error.to_string()))?;
+            return page_output(&shown, &extracted.text, &arguments, Some(kind.label()));
+        }
         if bytes.iter().take(BINARY_SNIFF_BYTES).any(|&byte| byte == 0) {
             return Err(ToolError::respond(format!(
                 "Cannot read binary file {shown}. To inspect it, use bash: `file {shown}` or \
@@ -117,26 +134,40 @@ impl AgentTool for ReadTool {
         self.workspace.tracker().record(&path, &bytes);
         let text = String::from_utf8_lossy(&bytes);
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let limit = arguments
-            .limit
-            .unwrap_or(MAX_OUTPUT_LINES)
-            .clamp(1, MAX_LIMIT);
-        let offset = arguments.offset.unwrap_or(1).max(1);
-        let page = number_lines(text, offset, limit).map_err(|total_lines| {
-            ToolError::respond(format!(
-                "Offset {offset} is past the end of {shown}: the file has {total_lines} line{}.",
-                if total_lines == 1 { "" } else { "s" }
-            ))
-        })?;
-        let details = json!({
-            "path": shown,
-            "total_lines": page.total_lines,
-            "start_line": page.start_line,
-            "end_line": page.end_line,
-            "truncated": page.end_line < page.total_lines,
-        });
-        Ok(ToolOutput::text(page.text).with_details(details))
+        page_output(&shown, text, &arguments, None)
     }
+}
+
+/// One page of `text` as numbered lines, from the call's `offset` and `limit`; `document` names
+/// the format when the text was read out of a document.
+fn page_output(
+    shown: &str,
+    text: &str,
+    arguments: &ReadArguments,
+    document: Option<&str>,
+) -> Result<ToolOutput, ToolError> {
+    let limit = arguments
+        .limit
+        .unwrap_or(MAX_OUTPUT_LINES)
+        .clamp(1, MAX_LIMIT);
+    let offset = arguments.offset.unwrap_or(1).max(1);
+    let page = number_lines(text, offset, limit).map_err(|total_lines| {
+        ToolError::respond(format!(
+            "Offset {offset} is past the end of {shown}: the file has {total_lines} line{}.",
+            if total_lines == 1 { "" } else { "s" }
+        ))
+    })?;
+    let mut details = json!({
+        "path": shown,
+        "total_lines": page.total_lines,
+        "start_line": page.start_line,
+        "end_line": page.end_line,
+        "truncated": page.end_line < page.total_lines,
+    });
+    if let Some(document) = document {
+        details["document"] = json!(document);
+    }
+    Ok(ToolOutput::text(page.text).with_details(details))
 }
 
 impl ReadTool {

@@ -9,6 +9,7 @@ import type { CloneForm } from './CloneForm';
 import type { CloneProgress } from './CloneProgress';
 import type { CommitResult } from './CommitResult';
 import type { CustomEndpoint } from './CustomEndpoint';
+import type { DocumentAttachment } from './DocumentAttachment';
 import type { FilesRestored } from './FilesRestored';
 import type { ImageContent } from './ImageContent';
 import type { KeyCheck } from './KeyCheck';
@@ -75,7 +76,8 @@ export interface Commands {
   push_worktree: { args: { name: string }; response: PushResult };
   fork_into_worktree: { args: { nodeId: string; name: string | null }; response: WorktreeFork };
   session_state: { args: Record<never, never>; response: SessionState };
-  prompt: { args: { message: string; images: Array<ImageContent> }; response: void };
+  prompt: { args: { message: string; images: Array<ImageContent>; documents: Array<DocumentAttachment> }; response: void };
+  read_document: { args: { name: string; data: string }; response: DocumentAttachment };
   steer: { args: { message: string }; response: void };
   follow_up: { args: { message: string }; response: void };
   abort: { args: Record<never, never>; response: void };
@@ -159,6 +161,7 @@ export const COMMAND_NAMES = [
   'fork_into_worktree',
   'session_state',
   'prompt',
+  'read_document',
   'steer',
   'follow_up',
   'abort',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { argumentText, editDiff, foldLines, resultText, toolSummary } from './tools';
+import { argumentText, editDiff, foldLines, resultParts, resultText, toolSummary } from './tools';
 
 describe('tool summaries', () => {
   it('say what a read, write, edit and bash did', () => {
@@ -19,6 +19,20 @@ describe('tool summaries', () => {
     expect(toolSummary('custom', {}, null)).toBe('');
   });
 
+  it('count the done tasks of a todo call', () => {
+    const todos = [
+      { content: 'a', status: 'done' },
+      { content: 'b', status: 'done' },
+      { content: 'c', status: 'done' },
+      { content: 'd', status: 'in_progress' },
+      { content: 'e', status: 'pending' },
+    ];
+    expect(toolSummary('todo', { todos }, null)).toBe('3/5 done');
+    expect(toolSummary('todo', { todos: [] }, null)).toBe('no tasks');
+    expect(toolSummary('todo', { todos: 'oops' }, null)).toBe('');
+    expect(toolSummary('todo', {}, null)).toBe('');
+  });
+
   it('tolerate details of the wrong shape', () => {
     expect(toolSummary('read', { path: 7 }, { content: [], details: [1, 2] })).toBe('');
     expect(editDiff({ content: [], details: { diff: 5 } })).toBeNull();
@@ -27,15 +41,40 @@ describe('tool summaries', () => {
 });
 
 describe('tool text', () => {
-  it('joins result parts and names images', () => {
+  it('splits a result into its text and the images it can show', () => {
+    expect(resultParts(null)).toEqual({ text: '', images: [] });
     expect(
-      resultText({
+      resultParts({
         content: [
           { type: 'text', text: 'a' },
           { type: 'image', data: 'AAAA', mime_type: 'image/png' },
+          { type: 'text', text: 'b' },
+          { type: 'image', data: 'R0lG/+8=', mime_type: 'image/gif' },
         ],
       }),
-    ).toBe('a\n[image image/png]');
+    ).toEqual({
+      text: 'a\nb',
+      images: [
+        { data: 'AAAA', mime_type: 'image/png' },
+        { data: 'R0lG/+8=', mime_type: 'image/gif' },
+      ],
+    });
+  });
+
+  it('keeps images it does not show as a note in the text', () => {
+    const result = {
+      content: [
+        { type: 'text' as const, text: 'a' },
+        { type: 'image' as const, data: 'PHN2Zz4=', mime_type: 'image/svg+xml' },
+        { type: 'image' as const, data: 'AA"onerror=', mime_type: 'image/png' },
+        { type: 'image' as const, data: '', mime_type: 'image/webp' },
+      ],
+    };
+    expect(resultParts(result)).toEqual({
+      text: 'a\n[image image/svg+xml, not shown]\n[image image/png, not shown]\n[image image/webp, not shown]',
+      images: [],
+    });
+    expect(resultText(result)).toBe(resultParts(result).text);
   });
 
   it('shows arguments as lines', () => {

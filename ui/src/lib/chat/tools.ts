@@ -1,6 +1,8 @@
 // What a tool card shows, worked out from the call's arguments and the result's `details`
 // (shapes documented in src-tauri/crates/coding/src/tools/). Pure, so it is unit-tested.
-import type { JsonValue, ToolResult } from '../../ipc/wire';
+import type { ImageContent, JsonValue, ToolResult } from '../../ipc/wire';
+import { parseTodos } from '../../state/todos';
+import { IMAGE_TYPES } from './images';
 
 type Args = Record<string, JsonValue>;
 
@@ -46,17 +48,44 @@ export function toolSummary(name: string, args: Args, result: ToolResult | null)
     }
     case 'bash':
       return str(args.command)?.split('\n')[0] ?? '';
+    case 'todo': {
+      const todos = parseTodos(args);
+      if (todos === null) return '';
+      if (todos.length === 0) return 'no tasks';
+      return `${todos.filter((todo) => todo.status === 'done').length}/${todos.length} done`;
+    }
     default:
       return path;
   }
 }
 
-/** The text the model read back, as the card shows it. */
+/** A result as its card shows it: the text parts, and the images it can show. */
+export interface ResultParts {
+  text: string;
+  images: ImageContent[];
+}
+
+// Base64 only: the data goes into a `data:` URL.
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Splits what the model read back into text and images. Images of a type the webview is not
+ * trusted with (not PNG, JPEG, GIF or WebP) or not in base64 stay a note in the text. */
+export function resultParts(result: ToolResult | null): ResultParts {
+  if (!result) return { text: '', images: [] };
+  const lines: string[] = [];
+  const images: ImageContent[] = [];
+  for (const part of result.content) {
+    if (part.type === 'text') lines.push(part.text);
+    else if (IMAGE_TYPES.includes(part.mime_type) && part.data && BASE64.test(part.data)) {
+      images.push({ data: part.data, mime_type: part.mime_type });
+    } else lines.push(`[image ${part.mime_type}, not shown]`);
+  }
+  return { text: lines.join('\n'), images };
+}
+
+/** The text the model read back, as the card shows it (images apart: `resultParts`). */
 export function resultText(result: ToolResult | null): string {
-  if (!result) return '';
-  return result.content
-    .map((part) => (part.type === 'text' ? part.text : `[image ${part.mime_type}]`))
-    .join('\n');
+  return resultParts(result).text;
 }
 
 /** The edit's unified diff, when the result has one. */

@@ -16,9 +16,9 @@ use super::recorder::{SessionRecorder, SessionsError};
 use super::CodingEvent;
 use crate::snapshots::{CodeTracker, FileChange, RestoreOutcome, SnapshotError, SnapshotId};
 
-/// Built-in tools that only read: no snapshot after them. Every other tool (`write`, `edit`,
+/// Built-in tools that only read (or, like `todo`, touch nothing): no snapshot after them. Every other tool (`write`, `edit`,
 /// `bash`, `js`, the model's own tools) may change files.
-pub const READ_ONLY_TOOLS: &[&str] = &["read", "ls", "grep", "find"];
+pub const READ_ONLY_TOOLS: &[&str] = &["read", "ls", "grep", "find", "todo"];
 
 /// Does storing `message` call for a snapshot? A user message starts a turn (the user may have
 /// changed files since); a tool result follows a tool that may have changed them.

@@ -40,7 +40,7 @@ fn tool_selection() {
     assert_eq!(error, BuiltinToolsError::UnknownTool { name: "rm".into() });
     assert_eq!(
         error.to_string(),
-        "unknown tool `rm` (built-in tools: read, write, edit, bash, ls, grep, find, js, create_tool)"
+        "unknown tool `rm` (built-in tools: read, write, edit, bash, ls, grep, find, todo, js, create_tool)"
     );
 }
 

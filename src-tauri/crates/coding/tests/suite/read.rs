@@ -201,3 +201,56 @@ async fn absolute_and_directory_paths() {
         "d is a directory, not a file. Use ls to list it."
     );
 }
+
+fn document_fixture(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../documents/tests/fixtures")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+#[tokio::test]
+async fn documents_are_read_as_numbered_text_with_page_markers() {
+    let ws = TestWorkspace::new();
+    ws.write("docs/spec.pdf", document_fixture("spec.pdf"));
+    ws.write("budget.xlsx", document_fixture("budget.xlsx"));
+    let output = ws
+        .call("read", json!({"path": "docs/spec.pdf"}))
+        .await
+        .unwrap();
+    let UserContent::Text(text) = &output.content[0] else {
+        panic!("not text: {:?}", output.content);
+    };
+    assert!(
+        text.text
+            .starts_with("     1\t[docs/spec.pdf: PDF, 2 pages]\n     2\t--- page 1 ---"),
+        "{}",
+        text.text
+    );
+    assert!(text.text.contains("Second page: the import checks"));
+    let details = output.details.unwrap();
+    assert_eq!(details["document"], "PDF");
+
+    // Paged like text: offset and limit over the document's lines.
+    let sheet = ws
+        .ok(
+            "read",
+            json!({"path": "budget.xlsx", "offset": 2, "limit": 2}),
+        )
+        .await;
+    assert!(
+        sheet.starts_with("     2\t--- sheet \"Q1\" ---\n     3\tItem\tCost"),
+        "{sheet}"
+    );
+
+    // A damaged document is an error that says what to do, not a binary-file refusal.
+    let mut cut = document_fixture("spec.docx");
+    cut.truncate(200);
+    ws.write("broken.docx", cut);
+    let error = ws.err("read", json!({"path": "broken.docx"})).await;
+    assert!(
+        error.contains("broken.docx could not be read as a Word document"),
+        "{error}"
+    );
+    assert!(error.contains("save it again"), "{error}");
+}

@@ -117,6 +117,16 @@ fn read_only_refuses_writes_and_asks_for_commands() {
 }
 
 #[test]
+fn read_only_runs_the_tools_that_touch_nothing_and_asks_for_the_rest() {
+    let p = policy(PermissionMode::ReadOnly, &[]);
+    let tool = |name: &str| p.evaluate(&Action::Tool { name: name.into() }).verdict;
+    assert_eq!(tool("todo"), RuleEffect::Allow);
+    assert_eq!(tool("create_tool"), RuleEffect::Allow);
+    assert_eq!(tool("js"), RuleEffect::Ask);
+    assert_eq!(tool("my_model_tool"), RuleEffect::Ask);
+}
+
+#[test]
 fn rules_go_deny_then_ask_then_allow() {
     let p = policy(
         PermissionMode::Workspace,

@@ -10,11 +10,13 @@
 //! | [`permissions`] | the project's mode, rules, the sandbox, a permission request |
 //! | [`settings`] | the settings file and custom endpoints |
 //! | [`clone`] | the clone form and its progress |
+//! | [`attachments`] | documents attached to a message |
 //! | [`worktrees`] | a project's worktrees, a review of what one changed, commit, merge, push |
 //!
 //! Made by the session API (`arbor-app`) and the crates under it from the store and the
 //! catalogue; a store row never crosses as it is (the store's rows are converted in `arbor-app`).
 
+pub mod attachments;
 pub mod branch;
 pub mod clone;
 pub mod code;
