@@ -52,6 +52,9 @@ fn generate(dir: &Path) -> Result<()> {
     arbor_protocol::ThinkingLevel::export_all(&cfg)?;
     arbor_protocol::ImageContent::export_all(&cfg)?;
     arbor_app::views::attachments::DocumentAttachment::export_all(&cfg)?;
+    arbor_app::views::files::FileMatch::export_all(&cfg)?;
+    arbor_app::views::files::FolderListing::export_all(&cfg)?;
+    arbor_app::views::files::FilePreview::export_all(&cfg)?;
     arbor_app::views::OpenedProject::export_all(&cfg)?;
     arbor_app::views::AppInfo::export_all(&cfg)?;
     std::fs::write(dir.join("commands.ts"), commands_ts(&cfg, dir)?)?;

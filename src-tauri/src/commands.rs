@@ -77,6 +77,9 @@ pub fn place_project(
         .title(format!("{} — Arbor", project.name))
         .inner_size(1200.0, 800.0)
         .min_inner_size(720.0, 480.0)
+        // Files dropped on the window reach the webview's own drop handler (the composer),
+        // as in the main window (`dragDropEnabled: false` in tauri.conf.json).
+        .disable_drag_drop_handler()
         .build();
     if let Err(error) = built {
         state.windows().remove(&new_label);

@@ -15,10 +15,12 @@ mod code_commands;
 mod command_table;
 mod commands;
 mod error;
+mod file_commands;
 mod permission_commands;
 #[cfg(test)]
 mod portability;
 mod session_commands;
+mod session_file_commands;
 mod session_open;
 mod settings_commands;
 mod state;

@@ -63,10 +63,35 @@ pub async fn set_permission_mode(
     mode: PermissionMode,
 ) -> Result<PermissionsView> {
     let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    // Choosing a mode ends plan mode: the user said how the session works now.
+    if let Ok(session) = state.session(window.label()) {
+        session.read().await.set_plan_mode(false);
+    }
     let saver = arbor.clone();
     let saved_root = root.clone();
     blocking(move || saver.set_permission_mode(&saved_root, mode)).await??;
     refreshed(&state, &window, arbor, root).await
+}
+
+/// The project's own system-prompt text (the settings' "Project prompt").
+#[tauri::command]
+pub async fn project_prompt(window: Window, state: State<'_, DesktopState>) -> Result<String> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    Ok(blocking(move || arbor.project_prompt(&root))
+        .await??
+        .unwrap_or_default())
+}
+
+/// Saves the project's own system-prompt text (blank clears it); chats opened from now on use
+/// it.
+#[tauri::command]
+pub async fn set_project_prompt(
+    window: Window,
+    state: State<'_, DesktopState>,
+    text: String,
+) -> Result<()> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    Ok(blocking(move || arbor.set_project_prompt(&root, &text)).await??)
 }
 
 /// Trusts a cloned repository: it leaves read-only for the workspace mode.

@@ -135,10 +135,31 @@ pub async fn follow_up(
 }
 
 #[tauri::command]
-pub async fn abort(window: Window, state: State<'_, DesktopState>) -> Result<()> {
+pub async fn abort(window: Window, state: State<'_, DesktopState>) -> Result<Vec<String>> {
     state.cancel_summary(window.label());
-    state.session(window.label())?.read().await.abort();
-    Ok(())
+    // The queued messages not delivered go back to the composer.
+    Ok(state
+        .session(window.label())?
+        .read()
+        .await
+        .abort()
+        .undelivered)
+}
+
+/// Takes a queued steer or follow-up back before it is delivered (to edit or remove it):
+/// whether it was still queued.
+#[tauri::command]
+pub async fn unqueue(
+    window: Window,
+    state: State<'_, DesktopState>,
+    follow_up: bool,
+    text: String,
+) -> Result<bool> {
+    Ok(state
+        .session(window.label())?
+        .read()
+        .await
+        .unqueue(follow_up, &text))
 }
 
 /// Sends an edited user message as a sibling branch of `node_id`.

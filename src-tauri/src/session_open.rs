@@ -247,7 +247,8 @@ pub async fn open(
             thinking: arbor.default_thinking(),
             tools: DEFAULT_TOOLS.iter().map(|t| (*t).to_owned()).collect(),
             system_prompt: None,
-            append_system_prompt: None,
+            // The project's own text (settings), after Arbor's prompt.
+            append_system_prompt: arbor.project_prompt(&root)?,
             tool_environment: arbor.tool_environment(&[]),
             stream_idle_timeout: arbor.settings().stream_idle_timeout(),
             permissions: Some(permissions),
@@ -263,6 +264,8 @@ pub async fn open(
         if let Ok(toolbox) = session.toolbox() {
             toolbox.set_answerable(true);
         }
+        // The composer's `@` answers from a warm index.
+        session.warm_file_index();
         Ok::<_, AppError>((session, worktree))
     })
     .await??;

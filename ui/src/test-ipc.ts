@@ -13,6 +13,7 @@ import type {
   AgentMessage,
   BranchComparison,
   BranchEntry,
+  DocumentAttachment,
   FileChange,
   RestoreInfo,
   NodeVisit,
@@ -54,6 +55,7 @@ export const STATE: SessionState = {
   context_tokens: 1200,
   context_window: 32000,
   cost: 0.0123,
+  plan_mode: false,
 };
 
 export const EMPTY_VIEW: SessionView = {
@@ -112,6 +114,40 @@ export type FakeAnswers = {
 /** A failed command as Rust's `CommandError` reaches the webview (the real `ipc` wraps it). */
 function commandError(code: string, message: string) {
   return { code, message };
+}
+
+/**
+ * What `read_document` answers for `name` (its bytes `data` as base64): the kind from the
+ * extension as Rust names it, two parts, and a text headed like Rust's. Anything else fails
+ * with `unsupported`, as Rust does.
+ */
+export function fakeDocument(name: string, data: string): DocumentAttachment {
+  const kinds: Record<string, [label: string, partName: string]> = {
+    pdf: ['PDF', 'page'],
+    docx: ['Word document', 'page'],
+    pptx: ['presentation', 'slide'],
+    xlsx: ['spreadsheet', 'sheet'],
+    xlsm: ['spreadsheet', 'sheet'],
+    xls: ['spreadsheet', 'sheet'],
+    ods: ['spreadsheet', 'sheet'],
+  };
+  const kind = kinds[name.split('.').pop()?.toLowerCase() ?? ''];
+  if (!kind) {
+    throw commandError(
+      'unsupported',
+      `${name} is not a document Arbor reads (PDF, DOCX, PPTX, XLSX, XLS, ODS).`,
+    );
+  }
+  const [label, partName] = kind;
+  return {
+    name,
+    label,
+    size: Math.floor((data.length * 3) / 4),
+    parts: 2,
+    part_name: partName,
+    omitted_chars: 0,
+    text: `[${name}: ${label}, 2 ${partName}s]\n--- ${partName} 1 ---\nFirst\n--- ${partName} 2 ---\nSecond\n`,
+  };
 }
 
 /** The default answers of the fake transport; a test changes one with `vi.mocked(ipc.x)`. */
@@ -184,9 +220,51 @@ export const ANSWERS: FakeAnswers = {
   }),
   session_state: () => STATE,
   prompt: () => undefined,
+  read_document: ({ name, data }) => fakeDocument(name, data),
   steer: () => undefined,
   follow_up: () => undefined,
-  abort: () => undefined,
+  abort: () => [],
+  unqueue: () => true,
+  set_plan_mode: ({ on }) => on,
+  project_prompt: () => '',
+  set_project_prompt: () => undefined,
+  compact_now: () => EMPTY_VIEW,
+  export_session: ({ format }) =>
+    `/home/me/arbor-session.${format === 'markdown' ? 'md' : format}`,
+  import_session: () => null,
+  find_files: ({ query }) =>
+    ['src/main.rs', 'src/lib.rs', 'README.md']
+      .filter((path) => path.toLowerCase().includes(query.toLowerCase()))
+      .map((path) => ({ path, indices: [] })),
+  list_folder: ({ path }) => ({
+    path,
+    truncated: false,
+    entries:
+      path === ''
+        ? [
+            { path: 'src', name: 'src', is_dir: true, ignored: false, size: 0 },
+            { path: 'target', name: 'target', is_dir: true, ignored: true, size: 0 },
+            { path: 'README.md', name: 'README.md', is_dir: false, ignored: false, size: 12 },
+          ]
+        : [{ path: `${path}/main.rs`, name: 'main.rs', is_dir: false, ignored: false, size: 13 }],
+  }),
+  preview_file: ({ path }) => ({
+    path,
+    size: 13,
+    kind: 'text',
+    text: 'fn main() {}\n',
+    truncated: false,
+    image: null,
+  }),
+  mention_file: ({ path }) => ({
+    name: path,
+    label: 'file',
+    size: 13,
+    parts: 1,
+    part_name: 'line',
+    omitted_chars: 0,
+    text: `[${path}: file, 1 line]\nfn main() {}\n`,
+  }),
   edit_message: () => undefined,
   regenerate: () => undefined,
   open_branch: () => EMPTY_VIEW,

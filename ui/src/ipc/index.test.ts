@@ -8,6 +8,7 @@ import {
   openProject,
   pickFolder,
   prompt,
+  readDocument,
   regenerate,
   setModel,
   startSession,
@@ -165,7 +166,11 @@ describe('session commands', () => {
     expect(calls).toEqual([
       {
         cmd: 'prompt',
-        args: { message: 'hi', images: [{ data: 'AAAA', mime_type: 'image/png' }] },
+        args: {
+          message: 'hi',
+          images: [{ data: 'AAAA', mime_type: 'image/png' }],
+          documents: [],
+        },
       },
       { cmd: 'edit_message', args: { nodeId: 'n1', message: 'again' } },
       { cmd: 'regenerate', args: { nodeId: null } },
@@ -173,6 +178,38 @@ describe('session commands', () => {
       { cmd: 'set_model', args: { provider: 'mock', model: 'm1' } },
       { cmd: 'abort', args: {} },
     ]);
+  });
+
+  it('prompt sends documents beside the images, and read_document the name and base64', async () => {
+    const document = {
+      name: 'spec.pdf',
+      label: 'PDF',
+      size: 3,
+      parts: 1,
+      part_name: 'page',
+      omitted_chars: 0,
+      text: '[spec.pdf: PDF, 1 page]\n--- page 1 ---\nhi\n',
+    };
+    const calls = recordIPC((cmd) => (cmd === 'read_document' ? document : null));
+
+    await expect(readDocument('spec.pdf', 'JVBE')).resolves.toEqual(document);
+    await prompt('', [], [document]);
+
+    expect(calls).toEqual([
+      { cmd: 'read_document', args: { name: 'spec.pdf', data: 'JVBE' } },
+      { cmd: 'prompt', args: { message: '', images: [], documents: [document] } },
+    ]);
+  });
+
+  it('read_document failures keep their code and the words to show', async () => {
+    mockIPC(() => {
+      throw { code: 'invalid_document', message: 'spec.pdf could not be read: it is damaged.' };
+    });
+
+    const error = await rejection(readDocument('spec.pdf', 'AAAA'));
+
+    expect(error.code).toBe('invalid_document');
+    expect(error.message).toBe('spec.pdf could not be read: it is damaged.');
   });
 
   it('start_session passes a Channel whose messages reach the callback', async () => {

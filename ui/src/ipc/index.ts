@@ -32,6 +32,10 @@ import type {
   CloneForm,
   CloneProgress,
   CustomEndpoint,
+  DocumentAttachment,
+  FileMatch,
+  FilePreview,
+  FolderListing,
   KeyCheck,
   KeyStatusList,
   Settings,
@@ -236,8 +240,25 @@ export function sessionState(): Promise<SessionState> {
   return command('session_state');
 }
 
-export function prompt(message: string, images: ImageContent[] = []): Promise<void> {
-  return command('prompt', { message, images });
+/**
+ * Sends a message: its text, its images, and the documents `readDocument` read (each becomes a
+ * text part of its own after the typed text).
+ */
+export function prompt(
+  message: string,
+  images: ImageContent[] = [],
+  documents: DocumentAttachment[] = [],
+): Promise<void> {
+  return command('prompt', { message, images, documents });
+}
+
+/**
+ * Reads a file the user attached (`data`: its bytes as base64) as a document for a message:
+ * PDF, DOCX, PPTX, XLSX/XLS/ODS. Fails with `unsupported`, `document_too_large`,
+ * `invalid_document` or `time_limit`, each message fit to show the user.
+ */
+export function readDocument(name: string, data: string): Promise<DocumentAttachment> {
+  return command('read_document', { name, data });
 }
 
 export function steer(message: string): Promise<void> {
@@ -248,8 +269,68 @@ export function followUp(message: string): Promise<void> {
   return command('follow_up', { message });
 }
 
-export function abort(): Promise<void> {
+/** Stops the run; answers the queued messages it had not delivered (steering first), which
+ * go back to the composer. */
+export function abort(): Promise<string[]> {
   return command('abort');
+}
+
+/** Takes a queued steer (`followUp` false) or follow-up back before it is delivered: whether
+ * it was still queued. */
+export function unqueue(followUp: boolean, text: string): Promise<boolean> {
+  return command('unqueue', { followUp, text });
+}
+
+/** The project's own system-prompt text (empty when it has none). */
+export function projectPrompt(): Promise<string> {
+  return command('project_prompt');
+}
+
+/** Saves the project's own system-prompt text (blank clears it); new chats use it. */
+export function setProjectPrompt(text: string): Promise<void> {
+  return command('set_project_prompt', { text });
+}
+
+/** Enters or leaves plan mode: whether it is on. */
+export function setPlanMode(on: boolean): Promise<boolean> {
+  return command('set_plan_mode', { on });
+}
+
+/** Summarises the older conversation now; answers the chat as it then is. */
+export function compactNow(focus: string | null = null): Promise<SessionView> {
+  return command('compact_now', { focus });
+}
+
+/** The whole session (every branch) to a file picked in a save dialog Rust opens: the path, or
+ * null when cancelled. */
+export function exportSession(format: 'markdown' | 'jsonl' | 'html'): Promise<string | null> {
+  return command('export_session', { format });
+}
+
+/** A JSONL export picked in an open dialog Rust opens, stored as a new session of the project:
+ * its id, or null when cancelled. */
+export function importSession(): Promise<string | null> {
+  return command('import_session');
+}
+
+/** The composer's `@` finder: the project's files matching `query`, best first. */
+export function findFiles(query: string, limit = 50): Promise<FileMatch[]> {
+  return command('find_files', { query, limit });
+}
+
+/** One folder of the files panel (`''`: the project itself). */
+export function listFolder(path: string): Promise<FolderListing> {
+  return command('list_folder', { path });
+}
+
+/** The files panel's read-only preview of a file. */
+export function previewFile(path: string): Promise<FilePreview> {
+  return command('preview_file', { path });
+}
+
+/** A mentioned file, read to go with the message as a text part of its own. */
+export function mentionFile(path: string): Promise<DocumentAttachment> {
+  return command('mention_file', { path });
 }
 
 /** Sends an edited user message as a sibling branch of `nodeId`. */

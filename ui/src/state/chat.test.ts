@@ -14,14 +14,17 @@ import type {
 import {
   applyEvent,
   applyEvents,
+  documentsOf,
   fromView,
   needsStoredView,
   prependPage,
+  textOf,
   toolKey,
   truncateFrom,
   type AssistantItem,
   type ChatModel,
   type ToolView,
+  type UserItem,
 } from './chat';
 import { STATE as FAKE_STATE } from '../test-ipc';
 import failure from './recordings/failure.jsonl?raw';
@@ -592,7 +595,7 @@ describe('a failed store write', () => {
     expect(model.runError).toEqual({
       kind: 'store',
       message: 'database or disk is full',
-      unsavedPrompt: { text: 'hello', images: [] },
+      unsavedPrompt: { text: 'hello', images: [], documents: [] },
     });
   });
 
@@ -716,6 +719,96 @@ describe('a failed store write', () => {
     const reloaded = fromView({ ...stored, session_id: null, entries: [] }, model);
     expect(reloaded.items.map((item) => item.kind)).toEqual(['user']);
     expect(reloaded.runError?.kind).toBe('store');
+  });
+});
+
+describe('documents attached to a user message', () => {
+  const SPEC = '[spec.pdf: PDF, 2 pages]\n--- page 1 ---\nIntro\n--- page 2 ---\nEnd\n';
+  const DECK = '[deck.pptx: presentation, 1 slide]\n--- slide 1 ---\nTitle\n';
+  const withDocuments: AgentMessage = {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'Summarise these' },
+      { type: 'text', text: SPEC },
+      { type: 'text', text: DECK },
+      { type: 'image', data: 'AAAA', mime_type: 'image/png' },
+    ],
+  };
+
+  it('leave their text out of the message and become its documents', () => {
+    if (withDocuments.role !== 'user') throw new Error('not a user message');
+    expect(textOf(withDocuments.content)).toBe('Summarise these');
+    expect(documentsOf(withDocuments.content)).toEqual([
+      { name: 'spec.pdf', label: 'PDF', parts: 2, partName: 'page', text: SPEC },
+      { name: 'deck.pptx', label: 'presentation', parts: 1, partName: 'slide', text: DECK },
+    ]);
+    // Text the user typed that only looks like a heading somewhere is theirs.
+    const typed = [{ type: 'text' as const, text: 'see [spec.pdf: PDF, 2 pages]\nplease' }];
+    expect(textOf(typed)).toBe('see [spec.pdf: PDF, 2 pages]\nplease');
+    expect(documentsOf(typed)).toEqual([]);
+  });
+
+  it('show on the stored and the streamed user item alike; documents alone leave no text', () => {
+    const alone: AgentMessage = { role: 'user', content: [{ type: 'text', text: SPEC }] };
+    const stored = fromView({
+      session_id: 's1',
+      title: null,
+      earlier: 0,
+      state: STATE,
+      entries: [entry('u1', null, withDocuments)],
+    });
+    const item = stored.items[0] as UserItem;
+    expect(item.text).toBe('Summarise these');
+    expect(item.images).toHaveLength(1);
+    expect(item.documents.map((d) => d.name)).toEqual(['spec.pdf', 'deck.pptx']);
+
+    const streamed = applyEvents(stored, [
+      { type: 'agent_start' },
+      { type: 'message_start', message: alone },
+      { type: 'message_end', message: alone },
+    ]);
+    const last = streamed.items[1] as UserItem;
+    expect(last.text).toBe('');
+    expect(last.documents).toEqual([
+      { name: 'spec.pdf', label: 'PDF', parts: 2, partName: 'page', text: SPEC },
+    ]);
+  });
+
+  it('go again with the prompt of a turn the store could not save', () => {
+    let model = applyEvents(empty(), [
+      { type: 'agent_start' },
+      { type: 'message_start', message: withDocuments },
+      { type: 'message_end', message: withDocuments },
+      { type: 'store_error', message: 'database or disk is full' },
+      { type: 'agent_end', messages: [], status: 'aborted', error: { kind: 'aborted' } },
+    ]);
+    expect(model.runError?.unsavedPrompt).toEqual({
+      text: 'Summarise these',
+      images: [{ data: 'AAAA', mime_type: 'image/png' }],
+      documents: [
+        {
+          name: 'spec.pdf',
+          label: 'PDF',
+          size: 0,
+          parts: 2,
+          part_name: 'page',
+          omitted_chars: 0,
+          text: SPEC,
+        },
+        {
+          name: 'deck.pptx',
+          label: 'presentation',
+          size: 0,
+          parts: 1,
+          part_name: 'slide',
+          omitted_chars: 0,
+          text: DECK,
+        },
+      ],
+    });
+    // A second failure of the same turn keeps the prompt.
+    model = applyEvent(model, { type: 'store_error', message: 'still full' });
+    expect(model.runError?.unsavedPrompt?.documents).toHaveLength(2);
   });
 });
 

@@ -19,6 +19,9 @@ import type {
   ToolResult,
   UserContent,
 } from '../ipc/wire';
+import type { DocumentAttachment } from '../ipc/wire';
+import { documentFromText, parseDocumentHeading } from '../lib/chat/attachments';
+import type { DocumentHeading } from '../lib/chat/attachments';
 
 export type MessageStatus = 'streaming' | 'done' | 'aborted' | 'error';
 export type ToolStatus = 'running' | 'done' | 'error';
@@ -32,10 +35,18 @@ interface ItemBase {
   siblings: string[];
 }
 
+/** A document sent with a user message: its chip, and its text to send it again. */
+export interface MessageDocument extends DocumentHeading {
+  /** The whole text part (heading, markers, text): what the model read. */
+  text: string;
+}
+
 export interface UserItem extends ItemBase {
   kind: 'user';
+  /** What the user typed (the documents' text left out). */
   text: string;
   images: ImageContent[];
+  documents: MessageDocument[];
 }
 
 export interface AssistantItem extends ItemBase {
@@ -110,6 +121,7 @@ export interface ExternalWriteNotice {
 export interface UnsavedPrompt {
   text: string;
   images: ImageContent[];
+  documents: DocumentAttachment[];
 }
 
 export interface RunError {
@@ -172,11 +184,32 @@ export interface ChatModel {
 /** Live tool output kept for display; the full result arrives with `tool_execution_end`. */
 export const MAX_LIVE_OUTPUT = 200_000;
 
+/** What the user typed: the text parts that are not an attached document's text. */
 export function textOf(content: UserContent[]): string {
   return content
-    .filter((part) => part.type === 'text')
-    .map((part) => part.text)
+    .filter((part) => part.type === 'text' && !parseDocumentHeading(part.text))
+    .map((part) => (part.type === 'text' ? part.text : ''))
     .join('\n');
+}
+
+/** The documents attached to a user message: text parts headed `[name: label, N parts]`. */
+export function documentsOf(content: UserContent[]): MessageDocument[] {
+  const documents: MessageDocument[] = [];
+  for (const part of content) {
+    if (part.type !== 'text') continue;
+    const heading = parseDocumentHeading(part.text);
+    if (heading) documents.push({ ...heading, text: part.text });
+  }
+  return documents;
+}
+
+/** A user item's message again as the prompt takes it (a turn the store could not save). */
+function promptOf(item: UserItem): UnsavedPrompt {
+  return {
+    text: item.text,
+    images: item.images,
+    documents: item.documents.flatMap((document) => documentFromText(document.text) ?? []),
+  };
 }
 
 export function imagesOf(content: UserContent[]): ImageContent[] {
@@ -444,6 +477,7 @@ function itemOfEntry(
       kind: 'user',
       text: textOf(message.content),
       images: imagesOf(message.content),
+      documents: documentsOf(message.content),
     };
   }
   if (message.role === 'assistant') {
@@ -564,6 +598,7 @@ function startMessage(model: ChatModel, message: AgentMessage): ChatModel {
       kind: 'user',
       text: textOf(message.content),
       images: imagesOf(message.content),
+      documents: documentsOf(message.content),
     };
     return { ...model, items: [...model.items, item], nextKey, retry: null };
   }
@@ -849,7 +884,7 @@ function storeFailed(model: ChatModel, message: string): ChatModel {
     runError: {
       kind: 'store',
       message,
-      unsavedPrompt: user ? { text: user.text, images: user.images } : (previous ?? null),
+      unsavedPrompt: user ? promptOf(user) : (previous ?? null),
     },
     unsaved,
     awaitingNode: null,

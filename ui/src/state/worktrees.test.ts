@@ -278,7 +278,7 @@ describe('the review pane', () => {
 describe('the review pane’s last turn', () => {
   const item = (kind: 'user' | 'assistant', nodeId: string | null): ChatItem =>
     kind === 'user'
-      ? { kind, key: `k-${nodeId}`, nodeId, siblings: [], text: 'hi', images: [] }
+      ? { kind, key: `k-${nodeId}`, nodeId, siblings: [], text: 'hi', images: [], documents: [] }
       : {
           kind,
           key: `k-${nodeId}`,

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::hooks::{DefaultTransformer, MessageTransformer, RequestHook, ToolCallHook};
 use crate::listeners::{Listeners, SubscriptionId};
-use crate::queues::{QueuedMessages, Queues};
+use crate::queues::{QueueKind, QueuedMessages, Queues};
 use crate::run_loop;
 use crate::state::{AgentError, AgentOptions, AgentState, RunOutcome, ToolExecution};
 use crate::tool::AgentTool;
@@ -320,6 +320,14 @@ impl Agent {
     pub fn follow_up_message(&self, message: AgentMessage) {
         lock(&self.shared.queues).push_follow_up(message);
         self.shared.refresh_queue_counts();
+    }
+
+    /// Takes a queued message back before it is delivered (the user edits or removes it):
+    /// whether it was still queued.
+    pub fn unqueue(&self, kind: QueueKind, text: &str) -> bool {
+        let removed = lock(&self.shared.queues).remove(kind, text);
+        self.shared.refresh_queue_counts();
+        removed
     }
 
     /// Cancels the run in progress (its stream and every running tool) and empties the queues,

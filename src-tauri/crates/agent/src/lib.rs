@@ -72,7 +72,7 @@ pub use hooks::{
     ToolCallDecision, ToolCallHook,
 };
 pub use listeners::SubscriptionId;
-pub use queues::QueuedMessages;
+pub use queues::{QueueKind, QueuedMessages};
 pub use state::{
     AgentError, AgentOptions, AgentState, RunOutcome, ToolExecution, DEFAULT_ABORT_GRACE,
 };

@@ -22,6 +22,28 @@ pub(crate) struct Queues {
     follow_ups: VecDeque<AgentMessage>,
 }
 
+/// A queued message's text (queued messages are text only).
+fn text_of(message: &arbor_llm::UserMessage) -> String {
+    message
+        .content
+        .iter()
+        .filter_map(|part| match part {
+            arbor_llm::UserContent::Text(text) => Some(text.text.as_str()),
+            arbor_llm::UserContent::Image(_) => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Which queue a message waits in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueKind {
+    /// Delivered after the running tool call(s).
+    Steering,
+    /// Delivered when the agent would otherwise stop.
+    FollowUp,
+}
+
 /// What was still queued when a run was aborted.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct QueuedMessages {
@@ -32,6 +54,18 @@ pub struct QueuedMessages {
 impl QueuedMessages {
     pub fn is_empty(&self) -> bool {
         self.steering.is_empty() && self.follow_ups.is_empty()
+    }
+
+    /// The texts of the messages, steering first: what a front end gives back to its user.
+    pub fn texts(&self) -> Vec<String> {
+        self.steering
+            .iter()
+            .chain(&self.follow_ups)
+            .filter_map(|message| match message {
+                AgentMessage::User(user) => Some(text_of(user)),
+                _ => None,
+            })
+            .collect()
     }
 }
 
@@ -70,6 +104,20 @@ impl Queues {
         }
     }
 
+    /// Takes the first queued message of `kind` whose text is `text` out of its queue: whether
+    /// there was one (there is not when it was delivered meanwhile).
+    pub(crate) fn remove(&mut self, kind: QueueKind, text: &str) -> bool {
+        let queue = match kind {
+            QueueKind::Steering => &mut self.steering,
+            QueueKind::FollowUp => &mut self.follow_ups,
+        };
+        let found = queue.iter().position(|message| match message {
+            AgentMessage::User(user) => text_of(user) == text,
+            _ => false,
+        });
+        found.and_then(|index| queue.remove(index)).is_some()
+    }
+
     pub(crate) fn counts(&self) -> (usize, usize) {
         (self.steering.len(), self.follow_ups.len())
     }
@@ -98,5 +146,20 @@ mod tests {
         assert_eq!(cleared.steering, vec![user("s3")]);
         assert!(cleared.follow_ups.is_empty());
         assert!(queues.clear().is_empty());
+    }
+
+    #[test]
+    fn a_queued_message_is_taken_out_by_its_text_once() {
+        let mut queues = Queues::default();
+        queues.push_steering(user("same"));
+        queues.push_steering(user("same"));
+        queues.push_follow_up(user("later"));
+        assert!(!queues.remove(QueueKind::Steering, "later"));
+        assert!(queues.remove(QueueKind::Steering, "same"));
+        assert_eq!(queues.counts(), (1, 1));
+        assert!(queues.remove(QueueKind::FollowUp, "later"));
+        assert!(!queues.remove(QueueKind::FollowUp, "later"));
+        let left = queues.clear();
+        assert_eq!(left.texts(), ["same"]);
     }
 }

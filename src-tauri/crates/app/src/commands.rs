@@ -98,10 +98,22 @@ impl LiveSession {
         self.agent.follow_up(message);
     }
 
-    /// Cancels the run; queued steering and follow-ups are dropped.
+    /// Takes a queued steer (`follow_up: false`) or follow-up back before it is delivered:
+    /// whether it was still queued (it is not once delivered).
+    pub fn unqueue(&self, follow_up: bool, text: &str) -> bool {
+        let kind = if follow_up {
+            arbor_agent::QueueKind::FollowUp
+        } else {
+            arbor_agent::QueueKind::Steering
+        };
+        self.agent.unqueue(kind, text)
+    }
+
+    /// Cancels the run; queued steering and follow-ups are dropped (their texts come back).
     pub fn abort(&self) -> AbortInfo {
         let dropped = self.agent.abort();
         AbortInfo {
+            undelivered: dropped.texts(),
             dropped_steering: dropped.steering.len(),
             dropped_follow_ups: dropped.follow_ups.len(),
         }

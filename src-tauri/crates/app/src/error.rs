@@ -100,6 +100,8 @@ pub enum AppError {
     Task(String),
     #[error(transparent)]
     Document(#[from] arbor_documents::DocumentError),
+    #[error(transparent)]
+    Files(#[from] arbor_files::FilesError),
     #[error(
         "{name} is not a document Arbor reads (PDF, DOCX, PPTX, XLSX, XLS, ODS): attach images \
          as images, and paste text or mention the file with @"
@@ -115,6 +117,7 @@ impl AppError {
         match self {
             AppError::NoDataDir => ErrorCode::NoDataDir,
             AppError::Document(error) => error.code(),
+            AppError::Files(error) => error.code(),
             AppError::NotADocument { .. } => ErrorCode::Unsupported,
             AppError::DocumentTooLong { .. } => ErrorCode::DocumentTooLarge,
             AppError::Catalog(_) => ErrorCode::Catalog,

@@ -41,6 +41,7 @@ pub mod live;
 mod live_permissions;
 mod model_tools;
 pub mod permissions;
+pub mod plan_mode;
 
 /// When this process was started as the sandbox's helper (Arbor re-executing itself), sets
 /// the restrictions and becomes the command; never returns then. Call first in `main`.
@@ -58,6 +59,8 @@ pub fn protect_this_process() {
     arbor_sandbox::protect_this_process();
 }
 pub mod project;
+pub mod project_files;
+pub mod project_prompt;
 /// What each session command answers (RPC responses), the wire's.
 pub use arbor_protocol::responses;
 pub mod selection;

@@ -88,7 +88,7 @@ pub struct LiveSession {
     pub(crate) compactor: Option<Arc<Compactor>>,
     workspace: Workspace,
     tool_environment: ToolEnvironment,
-    redactor: Redactor,
+    pub(crate) redactor: Redactor,
     client: LlmClient,
     sink: SinkSlot,
     subscription: Option<SubscriptionId>,
@@ -96,6 +96,10 @@ pub struct LiveSession {
     pub(crate) tools: crate::model_tools::SessionTools,
     /// The project's permissions: the guard the tools obey and the gate that asks.
     pub(crate) permissions: crate::live_permissions::SessionPermissions,
+    /// The project's files for the `@` finder, walked on first use (`project_files.rs`).
+    pub(crate) file_index: std::sync::OnceLock<Arc<arbor_files::FileIndex>>,
+    /// Plan mode's saved mode and prompt (`plan_mode.rs`).
+    pub(crate) plan: crate::plan_mode::PlanMode,
 }
 
 impl std::fmt::Debug for LiveSession {
@@ -198,6 +202,8 @@ impl LiveSession {
             sink,
             subscription: None,
             tools: crate::model_tools::SessionTools::default(),
+            file_index: std::sync::OnceLock::new(),
+            plan: crate::plan_mode::PlanMode::default(),
         };
         session.tools.set_builtins(&session.agent, tools);
         Ok(session)

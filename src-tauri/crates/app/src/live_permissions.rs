@@ -67,7 +67,7 @@ impl SessionPermissions {
         }
     }
 
-    fn emit(&self, event: CodingEvent) {
+    pub(crate) fn emit(&self, event: CodingEvent) {
         let sink = self.sink.lock().ok().and_then(|slot| slot.clone());
         if let Some(sink) = sink {
             sink(&event);
@@ -151,7 +151,9 @@ impl LiveSession {
     }
 
     /// Switches the mode (saved for the project when the session is stored).
+    /// Choosing a mode ends plan mode: the user said how the session should work now.
     pub fn set_permission_mode(&self, mode: PermissionMode) -> Result<PermissionsView, AppError> {
+        self.set_plan_mode(false);
         if let Some(recorder) = &self.recorder {
             let project = recorder.project();
             recorder.with_store(|store| {
@@ -187,6 +189,8 @@ impl LiveSession {
         if let Ok(mut slot) = self.permissions.setup.lock() {
             *slot = setup;
         }
+        // While planning the session stays read-only; the new mode is the one "Build" restores.
+        let mode = self.plan_keeps_read_only(mode);
         if before != mode {
             self.permissions
                 .emit(CodingEvent::PermissionModeChanged { mode });

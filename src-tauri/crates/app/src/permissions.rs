@@ -247,7 +247,7 @@ pub fn view(setup: &PermissionSetup, policy: &Policy) -> PermissionsView {
 }
 
 /// The project whose permissions hold at `project_root` (a worktree's are its project's).
-fn project_id(store: &Store, project_root: &Path) -> Result<String, AppError> {
+pub(crate) fn project_id(store: &Store, project_root: &Path) -> Result<String, AppError> {
     let id = store.open_project(project_root, None)?.id;
     Ok(store.permissions_owner(&id)?)
 }

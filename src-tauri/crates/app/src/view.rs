@@ -56,6 +56,7 @@ impl LiveSession {
             context_tokens: context,
             context_window: state.model.context_window,
             cost,
+            plan_mode: self.plan_mode(),
         }
     }
 

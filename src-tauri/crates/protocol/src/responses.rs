@@ -10,10 +10,14 @@ use crate::views::code::{RestoreInfo, RestorePreview};
 use serde::Serialize;
 
 /// `abort`: how many queued messages were dropped.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct AbortInfo {
     pub dropped_steering: usize,
     pub dropped_follow_ups: usize,
+    /// The texts of the messages dropped, steering first: a front end gives them back to its
+    /// user instead of losing them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undelivered: Vec<String>,
 }
 
 /// `set_model`.

@@ -43,6 +43,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0007_worktrees",
         include_str!("../migrations/0007_worktrees.sql"),
     ),
+    (
+        "0008_project_prompt",
+        include_str!("../migrations/0008_project_prompt.sql"),
+    ),
 ];
 
 /// The schema version this build creates and understands (`PRAGMA user_version`).

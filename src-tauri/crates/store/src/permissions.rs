@@ -63,6 +63,39 @@ impl Store {
         })
     }
 
+    /// The project's own system-prompt text (schema 8); `None` when it has none.
+    pub fn project_system_prompt(&self, project_id: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row(
+                "SELECT system_prompt FROM projects WHERE id = ?1",
+                [project_id],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound {
+                kind: "project",
+                id: project_id.to_owned(),
+            })
+    }
+
+    /// Sets (or, with `None` or blank text, clears) the project's own system-prompt text.
+    pub fn set_project_system_prompt(&self, project_id: &str, text: Option<&str>) -> Result<()> {
+        let text = text.map(str::trim).filter(|text| !text.is_empty());
+        self.write(|c| {
+            let changed = c.execute(
+                "UPDATE projects SET system_prompt = ?2 WHERE id = ?1",
+                params![project_id, text],
+            )?;
+            if changed == 0 {
+                return Err(StoreError::NotFound {
+                    kind: "project",
+                    id: project_id.to_owned(),
+                });
+            }
+            Ok(())
+        })
+    }
+
     pub fn set_project_trusted(&self, project_id: &str, trusted: bool) -> Result<()> {
         self.write(|c| {
             let changed = c.execute(
@@ -163,5 +196,27 @@ mod tests {
             .remove_permission_rule(&project.id, "deny", "Bash(git push)")
             .unwrap());
         assert!(store.project_permissions("nope").is_err());
+    }
+
+    #[test]
+    fn a_project_keeps_its_own_prompt_and_blank_text_clears_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let folder = dir.path().join("p");
+        std::fs::create_dir(&folder).unwrap();
+        let project = store.open_project(&folder, None).unwrap();
+        assert_eq!(store.project_system_prompt(&project.id).unwrap(), None);
+        store
+            .set_project_system_prompt(&project.id, Some("  Answer in British English.\n"))
+            .unwrap();
+        assert_eq!(
+            store.project_system_prompt(&project.id).unwrap().as_deref(),
+            Some("Answer in British English.")
+        );
+        store
+            .set_project_system_prompt(&project.id, Some("   "))
+            .unwrap();
+        assert_eq!(store.project_system_prompt(&project.id).unwrap(), None);
+        assert!(store.set_project_system_prompt("nope", Some("x")).is_err());
     }
 }

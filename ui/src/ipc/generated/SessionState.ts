@@ -36,4 +36,8 @@ context_tokens: number, context_window: number,
 /**
  * US dollars spent in this session (every branch).
  */
-cost: number, };
+cost: number, 
+/**
+ * The session plans before it builds: read-only, told to answer with a plan.
+ */
+plan_mode: boolean, };

@@ -10,7 +10,10 @@ import type { CloneProgress } from './CloneProgress';
 import type { CommitResult } from './CommitResult';
 import type { CustomEndpoint } from './CustomEndpoint';
 import type { DocumentAttachment } from './DocumentAttachment';
+import type { FileMatch } from './FileMatch';
+import type { FilePreview } from './FilePreview';
 import type { FilesRestored } from './FilesRestored';
+import type { FolderListing } from './FolderListing';
 import type { ImageContent } from './ImageContent';
 import type { KeyCheck } from './KeyCheck';
 import type { KeyStatusList } from './KeyStatusList';
@@ -78,9 +81,20 @@ export interface Commands {
   session_state: { args: Record<never, never>; response: SessionState };
   prompt: { args: { message: string; images: Array<ImageContent>; documents: Array<DocumentAttachment> }; response: void };
   read_document: { args: { name: string; data: string }; response: DocumentAttachment };
+  project_prompt: { args: Record<never, never>; response: string };
+  set_project_prompt: { args: { text: string }; response: void };
+  export_session: { args: { format: string }; response: string | null };
+  import_session: { args: Record<never, never>; response: string | null };
+  compact_now: { args: { focus: string | null }; response: SessionView };
+  set_plan_mode: { args: { on: boolean }; response: boolean };
+  find_files: { args: { query: string; limit: number }; response: Array<FileMatch> };
+  list_folder: { args: { path: string }; response: FolderListing };
+  preview_file: { args: { path: string }; response: FilePreview };
+  mention_file: { args: { path: string }; response: DocumentAttachment };
   steer: { args: { message: string }; response: void };
   follow_up: { args: { message: string }; response: void };
-  abort: { args: Record<never, never>; response: void };
+  abort: { args: Record<never, never>; response: Array<string> };
+  unqueue: { args: { followUp: boolean; text: string }; response: boolean };
   edit_message: { args: { nodeId: string; message: string }; response: void };
   regenerate: { args: { nodeId: string | null }; response: void };
   open_branch: { args: { nodeId: string }; response: SessionView };
@@ -162,9 +176,20 @@ export const COMMAND_NAMES = [
   'session_state',
   'prompt',
   'read_document',
+  'project_prompt',
+  'set_project_prompt',
+  'export_session',
+  'import_session',
+  'compact_now',
+  'set_plan_mode',
+  'find_files',
+  'list_folder',
+  'preview_file',
+  'mention_file',
   'steer',
   'follow_up',
   'abort',
+  'unqueue',
   'edit_message',
   'regenerate',
   'open_branch',

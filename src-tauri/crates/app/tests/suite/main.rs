@@ -7,6 +7,7 @@ mod live;
 
 mod app;
 mod code_state;
+mod composer;
 mod documents;
 mod js_sandbox;
 mod keychain;

@@ -11,6 +11,7 @@
 //! | [`settings`] | the settings file and custom endpoints |
 //! | [`clone`] | the clone form and its progress |
 //! | [`attachments`] | documents attached to a message |
+//! | [`files`] | the project's files: the `@` finder, the files panel and its preview |
 //! | [`worktrees`] | a project's worktrees, a review of what one changed, commit, merge, push |
 //!
 //! Made by the session API (`arbor-app`) and the crates under it from the store and the
@@ -20,6 +21,7 @@ pub mod attachments;
 pub mod branch;
 pub mod clone;
 pub mod code;
+pub mod files;
 pub mod permissions;
 pub mod settings;
 pub mod tools;
@@ -125,6 +127,8 @@ pub struct SessionState {
     pub context_window: u32,
     /// US dollars spent in this session (every branch).
     pub cost: f64,
+    /// The session plans before it builds: read-only, told to answer with a plan.
+    pub plan_mode: bool,
 }
 
 /// The result of a key check.
