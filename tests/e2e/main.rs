@@ -9,6 +9,7 @@ mod support;
 mod chat;
 mod clone;
 mod code_state;
+mod composer;
 mod desktop;
 mod long_chat;
 mod nothing_lost;

@@ -160,6 +160,21 @@ async fn tree_run(session: &DesktopSession, root: &str, _data: &Path) -> Result<
         "the current path: {nodes:?}"
     );
     click(client, "[data-testid=tree-fit]").await?;
+    // At Fit a five-turn tree is drawn at the reading size: a node's text renders at its CSS
+    // font size (12 px) times the drawing's scale, which Fit keeps at 1 for up to 50 turns.
+    let rendered = client
+        .execute(
+            "const t = document.querySelector('[data-testid=tree-node] text.line'); \
+             return parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;",
+            vec![],
+        )
+        .await?
+        .as_f64()
+        .context("no node text")?;
+    ensure!(
+        rendered >= 11.9,
+        "a node's text renders at {rendered:.1} px at Fit (12 px is the reading size)"
+    );
     session.screenshot("tree-three-branches.png").await?;
 
     // The first answer's leaf (off the path, under the first message): its branch shows.

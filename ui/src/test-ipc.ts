@@ -229,8 +229,7 @@ export const ANSWERS: FakeAnswers = {
   project_prompt: () => '',
   set_project_prompt: () => undefined,
   compact_now: () => EMPTY_VIEW,
-  export_session: ({ format }) =>
-    `/home/me/arbor-session.${format === 'markdown' ? 'md' : format}`,
+  export_session: ({ format }) => `/home/me/arbor-session.${format === 'markdown' ? 'md' : format}`,
   import_session: () => null,
   find_files: ({ query }) =>
     ['src/main.rs', 'src/lib.rs', 'README.md']

@@ -7,7 +7,15 @@ let next = 0;
 
 function user(text: string): UserItem {
   next += 1;
-  return { kind: 'user', key: `k${next}`, nodeId: null, siblings: [], text, images: [], documents: [] };
+  return {
+    kind: 'user',
+    key: `k${next}`,
+    nodeId: null,
+    siblings: [],
+    text,
+    images: [],
+    documents: [],
+  };
 }
 
 function assistant(...content: AssistantContent[]): AssistantItem {

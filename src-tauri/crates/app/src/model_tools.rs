@@ -138,6 +138,23 @@ impl LiveSession {
         self.tools.toolbox().ok_or(AppError::NotStored)
     }
 
+    /// The approved instruction skills (a `SKILL.md` without a script), as `(name,
+    /// description)`: what a front end offers as `/name` commands.
+    pub fn instruction_skills(&self) -> Vec<(String, String)> {
+        self.list_tools()
+            .map(|list| {
+                list.tools
+                    .into_iter()
+                    .filter(|tool| {
+                        !tool.executable
+                            && tool.status == arbor_protocol::views::tools::ToolStatus::Approved
+                    })
+                    .map(|tool| (tool.name, tool.description))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// Every tool: built-in, approved, pending, invalid (with why).
     pub fn list_tools(&self) -> Result<ToolList, AppError> {
         Ok(self.toolbox()?.list()?)

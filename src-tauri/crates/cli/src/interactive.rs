@@ -44,6 +44,8 @@ const HELP: &str = "Commands:
   /reject [NAME] REASON reject it; the model reads the reason
   /label NODE [TEXT]    label a node (no text removes the label)
   /compact [FOCUS]      summarise the older conversation now, optionally focused on FOCUS
+  /plan                 plan mode on or off: read-only, the model answers with a plan
+  /SKILL [TEXT]         use an approved instruction skill (listed below when there are any)
   /export [FORMAT] [FILE] export this session: markdown (default), jsonl or html
   /regenerate           ask again from the last user message (a sibling branch)
   /fork [NODE]          copy the path to NODE (default: here) into a new session
@@ -297,11 +299,17 @@ pub async fn run(
                 if text.is_empty() {
                     continue;
                 }
+                let mut text = text.to_owned();
                 if let Some(command) = text.strip_prefix('/') {
-                    if !slash_command(command, &mut session, &resolver, &out) {
-                        break;
+                    match slash_command(command, &mut session, &resolver, &out) {
+                        Slash::Done => continue,
+                        Slash::Quit => break,
+                        // A skill's command becomes the message that asks for it.
+                        Slash::Prompt(prompt) => text = prompt,
                     }
-                } else if out.busy.load(Ordering::Relaxed) && !session.is_streaming() {
+                }
+                let text = text.as_str();
+                if out.busy.load(Ordering::Relaxed) && !session.is_streaming() {
                     say(&out, "(busy summarising: wait, or press Ctrl+C to cancel)");
                 } else if session.is_streaming() {
                     session.steer(text.to_owned());
@@ -368,20 +376,50 @@ fn spawn_editor(
     });
 }
 
-/// Runs a slash command; `false` means leave.
+/// What a slash command leaves to the input loop.
+enum Slash {
+    Done,
+    Quit,
+    /// Send this as the message (an instruction skill's `/name`).
+    Prompt(String),
+}
+
+/// Runs a slash command.
 fn slash_command(
     command: &str,
     session: &mut LiveSession,
     resolver: &ModelResolver,
     out: &Console,
-) -> bool {
+) -> Slash {
     let (name, argument) = command
         .split_once(' ')
         .map(|(n, a)| (n, a.trim()))
         .unwrap_or((command, ""));
     match name {
-        "quit" | "exit" | "q" => return false,
-        "help" => say(out, HELP),
+        "quit" | "exit" | "q" => return Slash::Quit,
+        "help" => {
+            let skills = session.instruction_skills();
+            if skills.is_empty() {
+                say(out, HELP);
+            } else {
+                let listed: Vec<String> = skills
+                    .iter()
+                    .map(|(name, description)| format!("  /{name:<20} {description}"))
+                    .collect();
+                say(out, &format!("{HELP}\nSkills:\n{}", listed.join("\n")));
+            }
+        }
+        "plan" => {
+            let on = session.set_plan_mode(!session.plan_mode());
+            say(
+                out,
+                if on {
+                    "(plan mode: read-only; the model investigates and answers with a plan; /plan again to build)"
+                } else {
+                    "(plan mode off: the project's mode again)"
+                },
+            );
+        }
         "new" => match session.new_session() {
             Ok(()) => say(out, "(new conversation)"),
             Err(error) => say(
@@ -449,7 +487,26 @@ fn slash_command(
                 Err(error) => say(out, &error.to_string()),
             }
         }
-        other => say(out, &format!("unknown command /{other}; /help lists them")),
+        other => {
+            if session
+                .instruction_skills()
+                .iter()
+                .any(|(skill, _)| skill == other)
+            {
+                return Slash::Prompt(skill_prompt(other, argument));
+            }
+            say(out, &format!("unknown command /{other}; /help lists them"));
+        }
     }
-    true
+    Slash::Done
+}
+
+/// The message `/name rest` sends for the instruction skill `name`: the model calls the skill's
+/// tool to read its instructions (the desktop's `/name` sends the same).
+fn skill_prompt(name: &str, rest: &str) -> String {
+    if rest.is_empty() {
+        format!("Use the `{name}` skill.")
+    } else {
+        format!("Use the `{name}` skill: {rest}")
+    }
 }

@@ -63,7 +63,10 @@ const VIEW: SessionView = {
 
 let groups: ModelGroup[];
 
-async function setup(view: SessionView = VIEW) {
+async function setup(
+  view: SessionView = VIEW,
+  props: { ontoggletree?: () => void; onnewsession?: () => void } = {},
+) {
   vi.mocked(ipc.startSession).mockImplementationOnce(async (_id, onevent) => {
     // Keep the fake's Channel wiring: emit() must reach this chat.
     const { fakeIpc } = await import('../../test-ipc');
@@ -77,12 +80,13 @@ async function setup(view: SessionView = VIEW) {
   await chat.open(null);
   const onerror = vi.fn();
   const user = userEvent.setup();
-  render(ChatView, { chat, groups, onerror });
+  render(ChatView, { chat, groups, onerror, ...props });
   return { chat, user, onerror };
 }
 
 beforeEach(() => {
-  vi.clearAllMocks();
+  // Back to the fake's answers (a test's own answers do not leak into the next).
+  vi.resetAllMocks();
 });
 
 describe('the chat', () => {
@@ -108,7 +112,7 @@ describe('the chat', () => {
     const { user } = await setup(EMPTY_VIEW);
     const composer = screen.getByTestId('composer');
     await user.type(composer, 'line one{Shift>}{Enter}{/Shift}line two{Enter}');
-    expect(ipc.prompt).toHaveBeenCalledWith('line one\nline two', []);
+    expect(ipc.prompt).toHaveBeenCalledWith('line one\nline two', [], []);
     expect(composer).toHaveValue('');
     expect(screen.getByTestId('stop')).toBeInTheDocument();
   });
@@ -391,7 +395,7 @@ describe('the chat', () => {
     expect(still).toHaveAttribute('data-kind', 'store');
     await user.click(within(still).getByTestId('run-retry'));
     expect(ipc.prompt).toHaveBeenCalledTimes(2);
-    expect(ipc.prompt).toHaveBeenLastCalledWith('fix it', []);
+    expect(ipc.prompt).toHaveBeenLastCalledWith('fix it', [], []);
     expect(ipc.regenerate).not.toHaveBeenCalled();
     // The new run starts from what is stored: the unsaved copy leaves, the new one streams.
     emit(
@@ -522,5 +526,252 @@ describe('the chat', () => {
     expect(await screen.findByTestId('composer-notice')).toHaveTextContent(
       'm1 does not take images',
     );
+  });
+});
+
+/** A user message as the stream shows it. */
+function userMessage(text: string): AgentMessage {
+  return { role: 'user', content: [{ type: 'text', text }] };
+}
+
+function queued(): HTMLElement[] {
+  return screen.queryAllByTestId('queued-message');
+}
+
+describe('messages queued while the agent works', () => {
+  async function running() {
+    const setUp = await setup(EMPTY_VIEW);
+    emit({ type: 'agent_start' }, { type: 'message_start', message: userMessage('fix it') });
+    await screen.findByTestId('stop');
+    return setUp;
+  }
+
+  it('show above the composer until the stream delivers them', async () => {
+    const { user } = await running();
+    const composer = screen.getByTestId('composer');
+    await user.type(composer, 'use vitest{Enter}');
+    await user.type(composer, 'then the docs{Alt>}{Enter}{/Alt}');
+    expect(ipc.steer).toHaveBeenCalledWith('use vitest');
+    expect(ipc.followUp).toHaveBeenCalledWith('then the docs');
+    expect(queued().map((q) => [q.dataset.kind, q.textContent])).toEqual([
+      ['steer', expect.stringContaining('use vitest')],
+      ['follow_up', expect.stringContaining('then the docs')],
+    ]);
+    expect(screen.getByRole('region', { name: 'Queued messages' })).toBeInTheDocument();
+    expect(within(queued()[0]).getByTestId('queued-edit')).toHaveAccessibleName(
+      'Edit queued steer',
+    );
+    expect(within(queued()[1]).getByTestId('queued-remove')).toHaveAccessibleName(
+      'Remove queued follow-up',
+    );
+    expect(within(queued()[1]).getByTestId('queued-remove')).toHaveAccessibleDescription(
+      'then the docs',
+    );
+    // The prompt of the run (already there) delivers nothing; the steer's own message does.
+    emit({ type: 'message_start', message: userMessage('use vitest') });
+    await waitFor(() => expect(queued()).toHaveLength(1));
+    expect(queued()[0]).toHaveAttribute('data-kind', 'follow_up');
+    emit({ type: 'message_start', message: userMessage('then the docs') });
+    await waitFor(() => expect(queued()).toHaveLength(0));
+    expect(screen.queryByRole('region', { name: 'Queued messages' })).not.toBeInTheDocument();
+  });
+
+  it('are removed, or just leave when they were already delivered', async () => {
+    const { user, onerror } = await running();
+    const composer = screen.getByTestId('composer');
+    await user.type(composer, 'one{Enter}');
+    await user.type(composer, 'two{Alt>}{Enter}{/Alt}');
+    await user.click(within(queued()[0]).getByTestId('queued-remove'));
+    expect(ipc.unqueue).toHaveBeenCalledWith(false, 'one');
+    await waitFor(() => expect(queued()).toHaveLength(1));
+    expect(composer).toHaveFocus();
+    vi.mocked(ipc.unqueue).mockResolvedValueOnce(false);
+    await user.click(within(queued()[0]).getByTestId('queued-remove'));
+    expect(ipc.unqueue).toHaveBeenLastCalledWith(true, 'two');
+    await waitFor(() => expect(queued()).toHaveLength(0));
+    expect(onerror).not.toHaveBeenCalled();
+    expect(screen.queryByTestId('composer-notice')).not.toBeInTheDocument();
+  });
+
+  it('come back to the composer to edit, unless already delivered', async () => {
+    const { user } = await running();
+    const composer = screen.getByTestId('composer');
+    await user.type(composer, 'use vitest{Enter}');
+    await user.type(composer, 'then docs{Alt>}{Enter}{/Alt}');
+    await user.click(within(queued()[1]).getByTestId('queued-edit'));
+    expect(ipc.unqueue).toHaveBeenCalledWith(true, 'then docs');
+    await waitFor(() => expect(composer).toHaveValue('then docs'));
+    expect(composer).toHaveFocus();
+    expect(queued()).toHaveLength(1);
+    vi.mocked(ipc.unqueue).mockResolvedValueOnce(false);
+    await user.click(within(queued()[0]).getByTestId('queued-edit'));
+    await waitFor(() => expect(queued()).toHaveLength(0));
+    expect(composer).toHaveValue('then docs');
+    const notice = screen.getByTestId('composer-notice');
+    expect(notice).toHaveTextContent('already delivered');
+    expect(notice).toHaveAttribute('role', 'status');
+  });
+
+  it('come back to the composer when the run is stopped, after what it holds', async () => {
+    const { user } = await running();
+    const composer = screen.getByTestId('composer');
+    await user.type(composer, 'use vitest{Enter}');
+    await user.type(composer, 'then docs{Alt>}{Enter}{/Alt}');
+    await user.type(composer, 'a draft');
+    vi.mocked(ipc.abort).mockResolvedValueOnce(['use vitest', 'then docs']);
+    await user.click(screen.getByTestId('stop'));
+    expect(ipc.abort).toHaveBeenCalledTimes(1);
+    await waitFor(() => expect(composer).toHaveValue('a draft\n\nuse vitest\n\nthen docs'));
+    expect(queued()).toHaveLength(0);
+  });
+
+  it('stop once with Esc, and come back to the composer', async () => {
+    const { user } = await running();
+    const composer = screen.getByTestId('composer');
+    await user.type(composer, 'use vitest{Enter}');
+    vi.mocked(ipc.abort).mockResolvedValueOnce(['use vitest']);
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(composer).toHaveValue('use vitest'));
+    expect(ipc.abort).toHaveBeenCalledTimes(1);
+    expect(queued()).toHaveLength(0);
+  });
+
+  it('go back to the composer when Rust refuses them', async () => {
+    const { user, onerror } = await running();
+    vi.mocked(ipc.steer).mockRejectedValueOnce(new ipc.ArborError('no_session', 'No run'));
+    const composer = screen.getByTestId('composer');
+    await user.type(composer, 'use vitest{Enter}');
+    await waitFor(() => expect(onerror).toHaveBeenCalled());
+    expect(queued()).toHaveLength(0);
+    expect(composer).toHaveValue('use vitest');
+  });
+});
+
+describe('built-in commands', () => {
+  it('/compact summarises with its focus, stoppable, then shows the chat', async () => {
+    const { user } = await setup();
+    let finish: (view: SessionView) => void = () => undefined;
+    let fail: (error: unknown) => void = () => undefined;
+    vi.mocked(ipc.compactNow).mockImplementationOnce(
+      () => new Promise((resolve, reject) => ((finish = resolve), (fail = reject))),
+    );
+    const composer = screen.getByTestId('composer');
+    await user.type(composer, '/compact keep the parser work{Enter}');
+    expect(ipc.compactNow).toHaveBeenCalledWith('keep the parser work');
+    expect(ipc.prompt).not.toHaveBeenCalled();
+    expect(composer).toHaveValue('');
+    expect(await screen.findByTestId('compacting')).toBeInTheDocument();
+    expect(screen.getByTestId('send')).toBeDisabled();
+    // Stop cancels it.
+    await user.click(screen.getByTestId('stop'));
+    expect(ipc.abort).toHaveBeenCalledTimes(1);
+    fail(new ipc.ArborError('aborted', 'aborted'));
+    expect(await screen.findByTestId('composer-notice')).toHaveTextContent('Compaction stopped.');
+    expect(screen.queryByTestId('stop')).not.toBeInTheDocument();
+
+    // Without focus, to its end: the chat as it then is.
+    vi.mocked(ipc.compactNow).mockImplementationOnce(
+      () => new Promise((resolve) => (finish = resolve)),
+    );
+    await user.type(composer, '/compact{Enter}');
+    expect(ipc.compactNow).toHaveBeenLastCalledWith(null);
+    finish({
+      ...VIEW,
+      entries: [
+        ...VIEW.entries,
+        {
+          node_id: 'c1',
+          parent_id: 'a2',
+          kind: 'compaction',
+          message: null,
+          aborted: false,
+          label: null,
+          sibling_ids: ['c1'],
+          summary: 'We said hello.',
+          tokens_before: 1200,
+        },
+      ],
+    });
+    expect(await screen.findByTestId('compaction')).toBeInTheDocument();
+    expect(screen.queryByTestId('stop')).not.toBeInTheDocument();
+  });
+
+  it('/compact, /model and /thinking wait for the run; /plan does not', async () => {
+    const { user } = await setup();
+    emit({ type: 'agent_start' });
+    await screen.findByTestId('stop');
+    const composer = screen.getByTestId('composer');
+    await user.type(composer, '/compact{Enter}');
+    expect(ipc.compactNow).not.toHaveBeenCalled();
+    expect(ipc.steer).not.toHaveBeenCalled();
+    expect(screen.getByTestId('composer-notice')).toHaveTextContent(
+      '/compact waits until the agent is done',
+    );
+    expect(composer).toHaveValue('/compact');
+    await user.clear(composer);
+    await user.type(composer, '/plan{Enter}');
+    expect(ipc.setPlanMode).toHaveBeenCalledWith(true);
+    expect(ipc.steer).not.toHaveBeenCalled();
+  });
+
+  it('/model opens the model picker, /thinking the thinking level', async () => {
+    const { user } = await setup();
+    const composer = screen.getByTestId('composer');
+    await user.type(composer, '/model{Enter}');
+    expect(screen.getAllByTestId('model-option').length).toBeGreaterThan(0);
+    expect(screen.getByTestId('model-picker')).toHaveAttribute('aria-expanded', 'true');
+    await user.keyboard('{Escape}');
+    await user.click(composer);
+    await user.type(composer, '/thinking{Enter}');
+    // m1 does not reason: the picker is off, and the notice says why.
+    expect(screen.getByTestId('composer-notice')).toHaveTextContent('m1 does not reason');
+  });
+
+  it('/thinking focuses the thinking level of a model that reasons', async () => {
+    const { user } = await setup({ ...VIEW, state: { ...STATE, reasoning: true } });
+    await user.type(screen.getByTestId('composer'), '/th{Enter}');
+    expect(screen.getByTestId('thinking-picker')).toHaveFocus();
+  });
+
+  it('/export saves the chat and says where', async () => {
+    const { user } = await setup();
+    const composer = screen.getByTestId('composer');
+    await user.type(composer, '/export{Enter}');
+    expect(ipc.exportSession).toHaveBeenCalledWith('markdown');
+    expect(await screen.findByTestId('composer-notice')).toHaveTextContent(
+      'Exported to /home/me/arbor-session.md',
+    );
+    await user.type(composer, '/export html{Enter}');
+    expect(ipc.exportSession).toHaveBeenLastCalledWith('html');
+    // Cancelled in the save dialog: nothing to say.
+    vi.mocked(ipc.exportSession).mockResolvedValueOnce(null);
+    await user.type(composer, '/export{Enter}');
+    await waitFor(() => expect(screen.queryByTestId('composer-notice')).not.toBeInTheDocument());
+  });
+
+  it('/tree toggles the tree panel, /new starts a new chat', async () => {
+    const ontoggletree = vi.fn();
+    const onnewsession = vi.fn();
+    const { user } = await setup(VIEW, { ontoggletree, onnewsession });
+    const composer = screen.getByTestId('composer');
+    await user.type(composer, '/tree{Enter}');
+    expect(ontoggletree).toHaveBeenCalledTimes(1);
+    // Chosen from the menu with the mouse.
+    await user.type(composer, '/n');
+    await user.click(await screen.findByRole('option', { name: /\/new/ }));
+    expect(onnewsession).toHaveBeenCalledTimes(1);
+    expect(ipc.prompt).not.toHaveBeenCalled();
+  });
+
+  it('/new without a parent for it sends the window’s Ctrl+N', async () => {
+    const { user } = await setup();
+    const shortcut = vi.fn();
+    window.addEventListener('keydown', shortcut);
+    await user.type(screen.getByTestId('composer'), '/new{Enter}');
+    window.removeEventListener('keydown', shortcut);
+    const sent = shortcut.mock.calls
+      .map(([event]) => event as KeyboardEvent)
+      .filter((event) => event.key === 'n' && event.ctrlKey);
+    expect(sent).toHaveLength(1);
   });
 });

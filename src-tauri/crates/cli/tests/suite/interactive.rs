@@ -204,6 +204,10 @@ async fn a_conversation_with_a_tool_a_spinner_and_ctrl_c() {
     tmux.wait_for("(aborted)");
     tmux.keys(&["/thinking", "Enter"]);
     tmux.wait_for("thinking: off");
+    tmux.keys(&["/plan", "Enter"]);
+    tmux.wait_for("(plan mode: read-only;");
+    tmux.keys(&["/plan", "Enter"]);
+    tmux.wait_for("(plan mode off");
 
     // Ctrl+C twice when idle leaves, with status 0.
     tmux.keys(&["C-c"]);
