@@ -456,6 +456,7 @@ impl ArborApp {
         start: Option<SessionStart>,
     ) -> Result<LiveSession, AppError> {
         let mut session = LiveSession::start(config)?;
+        session.compaction.threshold_percent = self.settings().compact_at_percent;
         if let Some(start) = start {
             session.connect_store(self.session_store()?, start)?;
         }

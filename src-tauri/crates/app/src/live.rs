@@ -98,6 +98,8 @@ pub struct LiveSession {
     pub(crate) permissions: crate::live_permissions::SessionPermissions,
     /// The project's files for the `@` finder, walked on first use (`project_files.rs`).
     pub(crate) file_index: std::sync::OnceLock<Arc<arbor_files::FileIndex>>,
+    /// When to compact (the settings' "compact at", set by [`crate::ArborApp::start_session`]).
+    pub(crate) compaction: CompactionSettings,
     /// Plan mode's saved mode and prompt (`plan_mode.rs`).
     pub(crate) plan: crate::plan_mode::PlanMode,
 }
@@ -204,6 +206,7 @@ impl LiveSession {
             tools: crate::model_tools::SessionTools::default(),
             file_index: std::sync::OnceLock::new(),
             plan: crate::plan_mode::PlanMode::default(),
+            compaction: CompactionSettings::default(),
         };
         session.tools.set_builtins(&session.agent, tools);
         Ok(session)
@@ -317,7 +320,7 @@ impl LiveSession {
         }));
         let compactor = Arc::new(Compactor::new(
             self.client.clone(),
-            CompactionSettings::default(),
+            self.compaction.clone(),
             self.recorder.clone(),
         ));
         if let Some(toolbox) = self.tools.toolbox() {

@@ -116,6 +116,13 @@ impl SettingsFile for Settings {
                 )));
             }
         }
+        if let Some(percent) = self.compact_at_percent {
+            if !(50..=95).contains(&percent) {
+                return Err(SettingsError::Value(format!(
+                    "compacting at {percent} % of the context window is out of range (50 to 95 %)"
+                )));
+            }
+        }
         if let Some(host) = &self.github_host {
             if host.is_empty() || host.contains('/') || host.contains('@') {
                 return Err(SettingsError::Value(format!(
@@ -174,6 +181,7 @@ mod tests {
             github_host: Some("github.example.com".into()),
             snapshot_ignores: vec!["*.bin".into(), "/data/".into()],
             stream_idle_timeout_secs: Some(300),
+            compact_at_percent: Some(80),
             permissions: Some(arbor_protocol::views::permissions::PermissionLists {
                 deny: vec!["Bash(git push *)".into()],
                 ask: Vec::new(),
@@ -196,6 +204,17 @@ mod tests {
             let error = bad.save(dir.path()).unwrap_err();
             assert_eq!(error.code(), "invalid_settings", "{pattern}");
             assert!(error.to_string().contains("snapshot ignore"), "{error}");
+        }
+        for percent in [0, 49, 96] {
+            let bad = Settings {
+                compact_at_percent: Some(percent),
+                ..Settings::default()
+            };
+            let error = bad.save(dir.path()).unwrap_err();
+            assert!(
+                error.to_string().contains("out of range (50 to 95 %)"),
+                "{error}"
+            );
         }
         for secs in [0, 9, 3601] {
             let bad = Settings {

@@ -44,6 +44,11 @@ snapshotIgnores?: Array<string>,
  */
 streamIdleTimeoutSecs?: number | null, 
 /**
+ * Compaction starts when the conversation takes this share of the model's context window
+ * (50 to 95 %); absent: when less than 16,384 tokens are left for the answer.
+ */
+compactAtPercent?: number | null, 
+/**
  * The user's permission rules, for every project (`Bash(cargo test *)`, `Read(~/x/**)`).
  */
 permissions?: PermissionLists | null, 

@@ -122,6 +122,87 @@ describe('the session sidebar', () => {
   });
 });
 
+describe('exporting and importing chats', () => {
+  it('exports the shown chat in the format picked and says where it went', async () => {
+    const { user } = setup();
+    await user.click(screen.getByTestId('session-export'));
+    const formats = screen.getAllByTestId('session-export-format');
+    expect(formats.map((button) => button.dataset.format)).toEqual(['markdown', 'jsonl', 'html']);
+    expect(formats[0]).toHaveFocus();
+    expect(screen.getByRole('group', { name: 'Export this chat as' })).toBeInTheDocument();
+    await user.click(formats[2]);
+    expect(ipc.exportSession).toHaveBeenCalledWith('html');
+    await waitFor(() =>
+      expect(screen.getByTestId('session-export-result')).toHaveTextContent(
+        'Saved to /home/me/arbor-session.html',
+      ),
+    );
+    expect(screen.getByTestId('session-export-result')).toHaveAttribute('role', 'status');
+    expect(screen.getByTestId('session-export')).toHaveFocus();
+  });
+
+  it('says nothing when the save dialog is cancelled; Esc leaves the formats', async () => {
+    vi.mocked(ipc.exportSession).mockResolvedValueOnce(null);
+    const { user } = setup();
+    await user.click(screen.getByTestId('session-export'));
+    await user.keyboard('{Escape}');
+    expect(screen.queryByTestId('session-export-format')).not.toBeInTheDocument();
+    expect(screen.getByTestId('session-export')).toHaveFocus();
+    await user.click(screen.getByTestId('session-export'));
+    await user.click(screen.getAllByTestId('session-export-format')[0]);
+    expect(ipc.exportSession).toHaveBeenCalledWith('markdown');
+    await waitFor(() => expect(screen.getByTestId('session-export')).toBeEnabled());
+    expect(screen.getByTestId('session-export-result')).toBeEmptyDOMElement();
+  });
+
+  it('has nothing to export before the chat is stored', async () => {
+    setup(null);
+    await screen.findAllByTestId('session-item');
+    expect(screen.getByTestId('session-export')).toBeDisabled();
+  });
+
+  it('opens an imported chat as choosing it in the list does, and lists it', async () => {
+    vi.mocked(ipc.importSession).mockResolvedValueOnce('s9');
+    const { user, props } = setup();
+    await screen.findAllByTestId('session-item');
+    const lists = vi.mocked(ipc.listSessions).mock.calls.length;
+    vi.mocked(ipc.listSessions).mockResolvedValue([
+      sessionItem({
+        id: 's9',
+        title: 'Imported',
+        updated_at: Date.now(),
+        message_count: 3,
+        cost: 0,
+      }),
+      ...SESSIONS,
+    ]);
+    await user.click(screen.getByTestId('session-import'));
+    expect(ipc.importSession).toHaveBeenCalled();
+    await waitFor(() => expect(props.onopen).toHaveBeenCalledWith('s9', null));
+    await waitFor(() =>
+      expect(vi.mocked(ipc.listSessions).mock.calls.length).toBeGreaterThan(lists),
+    );
+    expect(await screen.findByText('Imported')).toBeInTheDocument();
+  });
+
+  it('does nothing when the open dialog is cancelled, and reports a failure', async () => {
+    vi.mocked(ipc.importSession)
+      .mockResolvedValueOnce(null)
+      .mockRejectedValueOnce({ code: 'unsupported', message: 'not a JSONL export' });
+    const { user, props } = setup();
+    await user.click(screen.getByTestId('session-import'));
+    await waitFor(() => expect(screen.getByTestId('session-import')).toBeEnabled());
+    expect(props.onopen).not.toHaveBeenCalled();
+    await user.click(screen.getByTestId('session-import'));
+    await waitFor(() =>
+      expect(props.onerror).toHaveBeenCalledWith(
+        expect.objectContaining({ code: 'unsupported', message: 'not a JSONL export' }),
+      ),
+    );
+    expect(props.onopen).not.toHaveBeenCalled();
+  });
+});
+
 describe('sessions and worktrees in the sidebar', () => {
   it('marks each session’s state and worktree, with a badge on one waiting unseen', async () => {
     const worktrees = new WorktreeStore();

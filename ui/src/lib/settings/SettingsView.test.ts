@@ -319,6 +319,12 @@ describe('the settings view', () => {
     expect(ipc.saveSettings).not.toHaveBeenCalled();
     await user.clear(screen.getByTestId('settings-stream-idle-timeout'));
     await user.type(screen.getByTestId('settings-stream-idle-timeout'), '300');
+    await user.type(screen.getByTestId('settings-compact-at'), '99');
+    await user.click(screen.getByTestId('settings-defaults-save'));
+    expect(await screen.findByText(/from 50 to 95/)).toBeVisible();
+    expect(ipc.saveSettings).not.toHaveBeenCalled();
+    await user.clear(screen.getByTestId('settings-compact-at'));
+    await user.type(screen.getByTestId('settings-compact-at'), '80');
     await user.click(screen.getByTestId('settings-defaults-save'));
     expect(ipc.saveSettings).toHaveBeenCalledWith({
       defaultModel: null,
@@ -328,6 +334,7 @@ describe('the settings view', () => {
       githubHost: null,
       snapshotIgnores: ['*.sqlite', 'data/'],
       streamIdleTimeoutSecs: 300,
+      compactAtPercent: 80,
     });
   });
 });

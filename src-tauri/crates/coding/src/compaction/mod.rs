@@ -43,6 +43,9 @@ pub struct CompactionSettings {
     /// About how many tokens of the newest messages stay verbatim (at most half the threshold,
     /// so a compaction always makes room).
     pub keep_recent_tokens: u64,
+    /// The settings' "compact at": compaction starts above this share of the window (50 to 95
+    /// %) instead of at `window − reserve`.
+    pub threshold_percent: Option<u8>,
 }
 
 impl Default for CompactionSettings {
@@ -51,6 +54,7 @@ impl Default for CompactionSettings {
             enabled: true,
             reserve_tokens: 16_384,
             keep_recent_tokens: 20_000,
+            threshold_percent: None,
         }
     }
 }
@@ -59,7 +63,10 @@ impl CompactionSettings {
     /// The context size above which compaction starts; `None` when the window is unknown (0).
     pub fn threshold(&self, context_window: u32) -> Option<u64> {
         let window = u64::from(context_window);
-        (window > 0).then(|| window - self.reserve_tokens.min(window / 2))
+        (window > 0).then(|| match self.threshold_percent {
+            Some(percent) => window * u64::from(percent.clamp(50, 95)) / 100,
+            None => window - self.reserve_tokens.min(window / 2),
+        })
     }
 
     /// How many tokens of recent messages to keep for a model with this window.
@@ -108,5 +115,13 @@ mod tests {
         assert_eq!(settings.threshold(8_192), Some(4_096));
         assert_eq!(settings.keep_tokens(8_192), 2_048);
         assert_eq!(settings.threshold(0), None);
+        // The settings' "compact at 70 %".
+        let at_70 = CompactionSettings {
+            threshold_percent: Some(70),
+            ..CompactionSettings::default()
+        };
+        assert_eq!(at_70.threshold(200_000), Some(140_000));
+        assert_eq!(at_70.keep_tokens(200_000), 20_000);
+        assert_eq!(at_70.threshold(0), None);
     }
 }

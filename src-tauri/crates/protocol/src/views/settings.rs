@@ -45,6 +45,11 @@ pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub stream_idle_timeout_secs: Option<u64>,
+    /// Compaction starts when the conversation takes this share of the model's context window
+    /// (50 to 95 %); absent: when less than 16,384 tokens are left for the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub compact_at_percent: Option<u8>,
     /// The user's permission rules, for every project (`Bash(cargo test *)`, `Read(~/x/**)`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
