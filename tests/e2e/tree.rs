@@ -15,7 +15,9 @@ use fantoccini::{Client, Locator};
 use serde_json::json;
 
 use crate::support::desktop::DesktopSession;
-use crate::support::ui::{click, click_element, element, type_path_and_open, wait_for_text, WAIT};
+use crate::support::ui::{
+    click, click_element, element, press, type_path_and_open, wait_for_text, WAIT,
+};
 
 const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 
@@ -50,6 +52,29 @@ async fn tree_nodes(client: &Client, count: usize) -> Result<Vec<(String, String
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// Zooms out until `count` turns lie wholly inside the panel (Fit keeps the reading size, so a
+/// tree wider than the panel shows only part of it).
+async fn whole_tree(client: &Client, count: usize) -> Result<()> {
+    for _ in 0..8 {
+        let inside = client
+            .execute(
+                "const view = document.querySelector('[data-testid=tree-view] svg').getBoundingClientRect(); \
+                 return [...document.querySelectorAll('[data-testid=tree-node]')].filter(n => { \
+                   const r = n.getBoundingClientRect(); \
+                   return r.left >= view.left && r.right <= view.right && r.top >= view.top && r.bottom <= view.bottom; \
+                 }).length;",
+                vec![],
+            )
+            .await?;
+        if inside == json!(count) {
+            return Ok(());
+        }
+        press(client, "[data-testid=tree-view] button[aria-label='Zoom out']").await?;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    anyhow::bail!("zooming out never showed the whole tree of {count} turns")
 }
 
 /// Clicks an SVG node like a pointer would (SVG elements have no `click()` for the DOM
@@ -147,21 +172,10 @@ async fn tree_run(session: &DesktopSession, root: &str, _data: &Path) -> Result<
     element(client, "[data-testid=tree-view]").await?;
     // Only what is on screen is drawn: once the tree is there, Fit shows all of it.
     element(client, "[data-testid=tree-node]").await?;
-    click(client, "[data-testid=tree-fit]").await?;
-    // Two user messages (the first and its edit) and three answers.
-    let nodes = tree_nodes(client, 5).await?;
-    let leaves: Vec<_> = nodes.iter().filter(|n| n.3).collect();
-    ensure!(leaves.len() == 3, "leaves: {nodes:?}");
-    let on_path: Vec<_> = nodes.iter().filter(|n| n.2).collect();
-    ensure!(
-        on_path.len() == 2
-            && on_path.iter().any(|n| n.1 == "user")
-            && on_path.iter().any(|n| n.1 == "assistant"),
-        "the current path: {nodes:?}"
-    );
-    click(client, "[data-testid=tree-fit]").await?;
     // At Fit a five-turn tree is drawn at the reading size: a node's text renders at its CSS
-    // font size (12 px) times the drawing's scale, which Fit keeps at 1 for up to 50 turns.
+    // font size (12 px) times the drawing's scale, which Fit keeps at 1 for up to 50 turns,
+    // with the current path in view (a panel narrower than the tree shows part of it).
+    click(client, "[data-testid=tree-fit]").await?;
     let rendered = client
         .execute(
             "const t = document.querySelector('[data-testid=tree-node] text.line'); \
@@ -175,7 +189,31 @@ async fn tree_run(session: &DesktopSession, root: &str, _data: &Path) -> Result<
         rendered >= 11.9,
         "a node's text renders at {rendered:.1} px at Fit (12 px is the reading size)"
     );
+    let on_path_shown = client
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=tree-node][data-on-path=true]')].length;",
+            vec![],
+        )
+        .await?;
+    ensure!(
+        on_path_shown == json!(2),
+        "the current path is not in view at Fit: {on_path_shown} of its 2 turns drawn"
+    );
     session.screenshot("tree-three-branches.png").await?;
+
+    // Zoomed out, the whole tree: two user messages (the first and its edit), three answers.
+    whole_tree(client, 5).await?;
+    let nodes = tree_nodes(client, 5).await?;
+    let leaves: Vec<_> = nodes.iter().filter(|n| n.3).collect();
+    ensure!(leaves.len() == 3, "leaves: {nodes:?}");
+    let on_path: Vec<_> = nodes.iter().filter(|n| n.2).collect();
+    ensure!(
+        on_path.len() == 2
+            && on_path.iter().any(|n| n.1 == "user")
+            && on_path.iter().any(|n| n.1 == "assistant"),
+        "the current path: {nodes:?}"
+    );
+    session.screenshot("tree-three-branches-whole.png").await?;
 
     // The first answer's leaf (off the path, under the first message): its branch shows.
     let off_path_leaf = nodes
@@ -210,6 +248,7 @@ async fn tree_run(session: &DesktopSession, root: &str, _data: &Path) -> Result<
     // The panel redraws with the clicked leaf on the path.
     let deadline = Instant::now() + WAIT;
     let nodes = loop {
+        whole_tree(client, 5).await?;
         let nodes = tree_nodes(client, 5).await?;
         if nodes.iter().any(|n| n.0 == off_path_leaf && n.2) {
             break nodes;
