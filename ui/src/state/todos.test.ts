@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AssistantContent, JsonValue } from '../ipc/wire';
+import type { AssistantContent, BranchEntry, JsonValue } from '../ipc/wire';
 import type { AssistantItem, ChatItem, UserItem } from './chat';
-import { currentTodos, MAX_TODOS, parseTodos } from './todos';
+import { currentTodos, MAX_TODOS, parseTodos, todosOfEntry } from './todos';
 
 let next = 0;
 
@@ -129,5 +129,33 @@ describe('the pinned list', () => {
     expect(currentTodos([...items, user('more'), assistant({ type: 'text', text: 'x' })])).toBe(
       first,
     );
+  });
+});
+
+describe('the checklist a stored turn set', () => {
+  it('is read from the turn’s last todo call, and is null for other turns', () => {
+    const entry = (content: AssistantContent[]): BranchEntry =>
+      ({
+        node_id: 'n1',
+        kind: 'assistant',
+        label: null,
+        message: { role: 'assistant', content },
+      }) as unknown as BranchEntry;
+    const call = (todos: unknown): AssistantContent => ({
+      type: 'tool_call',
+      id: 'c',
+      name: 'todo',
+      arguments: { todos: todos as JsonValue },
+    });
+    expect(
+      todosOfEntry(
+        entry([
+          call([{ content: 'a', status: 'pending' }]),
+          call([{ content: 'a', status: 'done' }]),
+        ]),
+      ),
+    ).toEqual([{ content: 'a', status: 'done' }]);
+    expect(todosOfEntry(entry([{ type: 'text', text: 'hi' }]))).toBeNull();
+    expect(todosOfEntry({ ...entry([]), message: null } as unknown as BranchEntry)).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 // The agent's task checklist: the `todo` tool's arguments carry the whole list each call
 // (`{"todos": [{"content", "status"}]}`), so the list shown is the last call's. Pure, so it is
 // unit-tested (todos.test.ts); the model's arguments are hostile: anything off is dropped.
-import type { JsonValue } from '../ipc/wire';
+import type { BranchEntry, JsonValue } from '../ipc/wire';
 import type { ChatItem } from './chat';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'done';
@@ -73,6 +73,19 @@ export function currentTodos(items: readonly ChatItem[]): readonly Todo[] | null
       const todos = todosOfCall(part.arguments);
       if (todos) return todos;
     }
+  }
+  return null;
+}
+
+/** The list a stored turn set (its last `todo` call), for the tree's preview of that node. */
+export function todosOfEntry(entry: BranchEntry): readonly Todo[] | null {
+  const message = entry.message;
+  if (message?.role !== 'assistant') return null;
+  for (let i = message.content.length - 1; i >= 0; i--) {
+    const part = message.content[i];
+    if (part.type !== 'tool_call' || part.name !== TODO_TOOL) continue;
+    const todos = todosOfCall(part.arguments);
+    if (todos) return todos;
   }
   return null;
 }
