@@ -151,9 +151,11 @@ async fn clone_run(
     let left: Vec<_> = std::fs::read_dir(scratch.path())?.flatten().collect();
     ensure!(left.is_empty(), "left behind: {left:?}");
 
-    // A clone into the workspaces folder: the bar moves, then the project opens.
+    // A clone of the `feature` branch into the workspaces folder: the bar moves, then the
+    // project opens on that branch.
     fill(client, "[data-testid=clone-dest]", "").await?;
     fill(client, "[data-testid=clone-depth]", "1").await?;
+    fill(client, "[data-testid=clone-branch]", "feature").await?;
     click(client, "[data-testid=clone-submit]").await?;
     let seen = watch_progress(client).await?;
     ensure!(
@@ -180,6 +182,10 @@ async fn clone_run(
     ensure!(
         std::path::Path::new(&path).join("file0119.txt").is_file(),
         "the clone has no files at {path}"
+    );
+    ensure!(
+        std::path::Path::new(&path).join("FEATURE.md").is_file(),
+        "the clone is not of the branch asked for"
     );
     ensure!(path.starts_with(&std::fs::canonicalize(data)?.display().to_string()));
     session.screenshot("clone-opened.png").await?;
