@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::CommandError;
 use crate::session_commands::with_session;
 use crate::state::DesktopState;
+use crate::tree_commands::pick_export_file;
 
 type Result<T> = std::result::Result<T, CommandError>;
 
@@ -23,14 +24,7 @@ pub async fn export_session(
     format: String,
 ) -> Result<Option<String>> {
     let format = ExportFormat::parse(&format).map_err(AppError::from)?;
-    let dialog = window
-        .dialog()
-        .file()
-        .set_parent(&window)
-        .set_file_name(format!("arbor-session.{}", format.extension()))
-        .add_filter(format.as_str(), &[format.extension()]);
-    let picked = blocking(move || dialog.blocking_save_file()).await?;
-    let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
+    let Some(path) = pick_export_file(&window, "arbor-session", format).await? else {
         return Ok(None);
     };
     let written = path.clone();

@@ -107,14 +107,7 @@ pub async fn export_branch(
     format: String,
 ) -> Result<Option<String>> {
     let format = ExportFormat::parse(&format).map_err(arbor_app::AppError::from)?;
-    let dialog = window
-        .dialog()
-        .file()
-        .set_parent(&window)
-        .set_file_name(format!("arbor-branch.{}", format.extension()))
-        .add_filter(format.as_str(), &[format.extension()]);
-    let picked = blocking(move || dialog.blocking_save_file()).await?;
-    let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
+    let Some(path) = pick_export_file(&window, "arbor-branch", format).await? else {
         return Ok(None);
     };
     let written = path.clone();
@@ -123,6 +116,23 @@ pub async fn export_branch(
     })
     .await?;
     Ok(Some(path.display().to_string()))
+}
+
+/// The file an export goes to, picked in the system's save dialog that Rust opens (suggested
+/// `stem.extension`); `None` when the user cancelled.
+pub(crate) async fn pick_export_file(
+    window: &Window,
+    stem: &str,
+    format: ExportFormat,
+) -> Result<Option<std::path::PathBuf>> {
+    let dialog = window
+        .dialog()
+        .file()
+        .set_parent(window)
+        .set_file_name(format!("{stem}.{}", format.extension()))
+        .add_filter(format.as_str(), &[format.extension()]);
+    let picked = blocking(move || dialog.blocking_save_file()).await?;
+    Ok(picked.and_then(|p| p.into_path().ok()))
 }
 
 /// Summarises the branch that ended at `old_leaf` into the current branch (the offer made after

@@ -71,7 +71,11 @@ async fn whole_tree(client: &Client, count: usize) -> Result<()> {
         if inside == json!(count) {
             return Ok(());
         }
-        press(client, "[data-testid=tree-view] button[aria-label='Zoom out']").await?;
+        press(
+            client,
+            "[data-testid=tree-view] button[aria-label='Zoom out']",
+        )
+        .await?;
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     anyhow::bail!("zooming out never showed the whole tree of {count} turns")

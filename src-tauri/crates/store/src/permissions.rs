@@ -48,19 +48,11 @@ impl Store {
 
     /// Sets the project's mode (`read-only`, `workspace` or `full`).
     pub fn set_permission_mode(&self, project_id: &str, mode: &str) -> Result<()> {
-        self.write(|c| {
-            let changed = c.execute(
-                "UPDATE projects SET permission_mode = ?2 WHERE id = ?1",
-                params![project_id, mode],
-            )?;
-            if changed == 0 {
-                return Err(StoreError::NotFound {
-                    kind: "project",
-                    id: project_id.to_owned(),
-                });
-            }
-            Ok(())
-        })
+        self.update_project(
+            project_id,
+            "UPDATE projects SET permission_mode = ?2 WHERE id = ?1",
+            &mode,
+        )
     }
 
     /// The project's own system-prompt text (schema 8); `None` when it has none.
@@ -81,28 +73,31 @@ impl Store {
     /// Sets (or, with `None` or blank text, clears) the project's own system-prompt text.
     pub fn set_project_system_prompt(&self, project_id: &str, text: Option<&str>) -> Result<()> {
         let text = text.map(str::trim).filter(|text| !text.is_empty());
-        self.write(|c| {
-            let changed = c.execute(
-                "UPDATE projects SET system_prompt = ?2 WHERE id = ?1",
-                params![project_id, text],
-            )?;
-            if changed == 0 {
-                return Err(StoreError::NotFound {
-                    kind: "project",
-                    id: project_id.to_owned(),
-                });
-            }
-            Ok(())
-        })
+        self.update_project(
+            project_id,
+            "UPDATE projects SET system_prompt = ?2 WHERE id = ?1",
+            &text,
+        )
     }
 
     pub fn set_project_trusted(&self, project_id: &str, trusted: bool) -> Result<()> {
+        self.update_project(
+            project_id,
+            "UPDATE projects SET trusted = ?2 WHERE id = ?1",
+            &i64::from(trusted),
+        )
+    }
+
+    /// Sets one column of the project `project_id` (`sql` takes the id as `?1` and `value` as
+    /// `?2`); a project that is not there is an error, not a silent no-op.
+    fn update_project(
+        &self,
+        project_id: &str,
+        sql: &'static str,
+        value: &dyn rusqlite::ToSql,
+    ) -> Result<()> {
         self.write(|c| {
-            let changed = c.execute(
-                "UPDATE projects SET trusted = ?2 WHERE id = ?1",
-                params![project_id, i64::from(trusted)],
-            )?;
-            if changed == 0 {
+            if c.execute(sql, params![project_id, value])? == 0 {
                 return Err(StoreError::NotFound {
                     kind: "project",
                     id: project_id.to_owned(),

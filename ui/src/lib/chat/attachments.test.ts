@@ -7,10 +7,13 @@ import {
   formatSize,
   kindOf,
   MAX_DOCUMENT_BYTES,
+  mentioned,
   parseDocumentHeading,
   partsText,
+  problemsText,
   reading,
   toSend,
+  withDocument,
   type Attachment,
 } from './attachments';
 import { imageFiles, readImage, toBase64 } from './images';
@@ -186,5 +189,35 @@ describe('the chips', () => {
     const read: Attachment[] = [{ ...busy[0], document: doc } as Attachment, busy[1]];
     expect(reading(read)).toBe(false);
     expect(toSend(read)).toEqual({ images: [image], documents: [doc] });
+  });
+
+  it('take a read document in place, unless it was removed meanwhile', () => {
+    const image = { data: 'AAAA', mime_type: 'image/png' };
+    const list: Attachment[] = [
+      { key: 1, kind: 'document', name: 'spec.pdf', size: 31_744, document: null },
+      { key: 2, kind: 'image', name: 'a.png', size: 3, image },
+      { key: 3, kind: 'document', name: 'src/a.rs', size: 0, document: null, mention: 'src/a.rs' },
+    ];
+    const read = withDocument(list, 1, doc);
+    expect(read).toEqual([{ ...list[0], document: doc }, list[1], list[2]]);
+    // A mentioned file's size is known once it is read.
+    expect(withDocument(list, 3, doc, 12)[2]).toEqual({ ...list[2], size: 12, document: doc });
+    // Removed while it was read, or not a document: the same list.
+    expect(withDocument(list, 9, doc)).toBe(list);
+    expect(withDocument(list, 2, doc)).toBe(list);
+  });
+
+  it('hold a mentioned file once, and say each problem once', () => {
+    const list: Attachment[] = [
+      { key: 1, kind: 'document', name: 'src/a.rs', size: 0, document: null, mention: 'src/a.rs' },
+      { key: 2, kind: 'document', name: 'b.pdf', size: 3, document: null },
+    ];
+    expect(mentioned(list, 'src/a.rs')).toBe(true);
+    expect(mentioned(list, 'b.pdf')).toBe(false);
+    expect(mentioned([], 'src/a.rs')).toBe(false);
+    expect(problemsText([])).toBeNull();
+    expect(problemsText(['A is too big.', 'No images.', 'No images.'])).toBe(
+      'A is too big. No images.',
+    );
   });
 });

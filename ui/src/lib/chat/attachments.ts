@@ -75,6 +75,30 @@ export function reading(attachments: readonly Attachment[]): boolean {
   return attachments.some((a) => a.kind === 'document' && a.document === null);
 }
 
+/** `attachments` with the document `key` read as `document` (and, when given, of `size` bytes:
+ * a mentioned file's size is known only then); the same list when it was removed meanwhile. */
+export function withDocument(
+  attachments: readonly Attachment[],
+  key: number,
+  document: DocumentAttachment,
+  size?: number,
+): readonly Attachment[] {
+  const chip = attachments.find((a) => a.key === key);
+  if (chip?.kind !== 'document') return attachments;
+  const read: Attachment = { ...chip, size: size ?? chip.size, document };
+  return attachments.map((a) => (a.key === key ? read : a));
+}
+
+/** Whether the project file `path` is attached already (once, however often it is mentioned). */
+export function mentioned(attachments: readonly Attachment[], path: string): boolean {
+  return attachments.some((a) => a.kind === 'document' && a.mention === path);
+}
+
+/** What the notice says of files that could not be attached (each reason once), or `null`. */
+export function problemsText(problems: readonly string[]): string | null {
+  return problems.length ? [...new Set(problems)].join(' ') : null;
+}
+
 /** The images and the read documents to send, in the order they were added. */
 export function toSend(attachments: readonly Attachment[]): {
   images: ImageContent[];
