@@ -159,3 +159,28 @@ describe('the checklist a stored turn set', () => {
     expect(todosOfEntry({ ...entry([]), message: null } as unknown as BranchEntry)).toBeNull();
   });
 });
+
+describe('a list the tool refused', () => {
+  it('is passed over for the list before it', () => {
+    const call = (id: string, status: string): AssistantContent => ({
+      type: 'tool_call',
+      id,
+      name: 'todo',
+      arguments: { todos: [{ content: 'step', status }] },
+    });
+    const item: AssistantItem = {
+      kind: 'assistant',
+      key: 'a1',
+      nodeId: null,
+      siblings: [],
+      content: [call('c1', 'pending'), call('c2', 'done')],
+      status: 'done',
+      errorMessage: null,
+      model: 'm',
+    };
+    expect(currentTodos([item])).toEqual([{ content: 'step', status: 'done' }]);
+    expect(currentTodos([item], (key, id) => key === 'a1' && id === 'c2')).toEqual([
+      { content: 'step', status: 'pending' },
+    ]);
+  });
+});

@@ -62,14 +62,20 @@ function todosOfCall(args: Record<string, JsonValue>): Todo[] | null {
   return todos;
 }
 
-/** The list of the last `todo` call on the shown branch whose arguments are one, or `null`. */
-export function currentTodos(items: readonly ChatItem[]): readonly Todo[] | null {
+/** The list of the last `todo` call on the shown branch whose arguments are one, or `null`.
+ * `refused(itemKey, callId)` says a call's result was an error (the tool refused the list, so
+ * the model was told it did not take): such calls are passed over. */
+export function currentTodos(
+  items: readonly ChatItem[],
+  refused: (itemKey: string, callId: string) => boolean = () => false,
+): readonly Todo[] | null {
   for (let i = items.length - 1; i >= 0; i--) {
     const item = items[i];
     if (item.kind !== 'assistant') continue;
     for (let j = item.content.length - 1; j >= 0; j--) {
       const part = item.content[j];
       if (part.type !== 'tool_call' || part.name !== TODO_TOOL) continue;
+      if (refused(item.key, part.id)) continue;
       const todos = todosOfCall(part.arguments);
       if (todos) return todos;
     }

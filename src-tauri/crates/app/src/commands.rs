@@ -314,14 +314,27 @@ impl LiveSession {
     }
 
     /// Sends `message` in place of the user message `node_id`: a sibling branch under the same
-    /// parent. The run starts in the background.
+    /// parent, with the documents and images the original carried (an edit changes what was
+    /// typed, not what was attached). The run starts in the background.
     pub fn edit_message(&self, node_id: &str, message: String) -> Result<RunHandle, AppError> {
         let recorder = self.recorder()?;
-        if recorder.node(node_id)?.kind != NodeKind::User {
+        let original = recorder.node(node_id)?;
+        if original.kind != NodeKind::User {
             return Err(AppError::NotAUserMessage(node_id.to_owned()));
         }
+        let attached = match arbor_coding::sessions::node_to_message(&original) {
+            Ok(Some(arbor_agent::AgentMessage::User(user))) => {
+                crate::documents::attachments_of(user)
+            }
+            _ => Vec::new(),
+        };
         recorder.navigate(&self.agent, node_id)?;
-        self.start_prompt(message, Vec::new())
+        let edited = crate::documents::with_attachments(message, attached);
+        self.prepare_run()?;
+        let agent = self.agent.clone();
+        Ok(tokio::spawn(async move {
+            agent.prompt_messages(vec![edited]).await
+        }))
     }
 
     /// Asks again for the answer `node_id` (`None`: the branch's last answer): the leaf moves

@@ -97,6 +97,61 @@ pub(crate) fn user_message(
     Ok(AgentMessage::User(UserMessage { content }))
 }
 
+/// Whether a text part of a user message is a document's (or a mentioned file's) text: its
+/// first line is the heading `arbor-documents` (or a mention) writes, `[name: label, N parts]`.
+pub(crate) fn is_document_part(text: &str) -> bool {
+    let first = text.lines().next().unwrap_or_default();
+    let Some(inner) = first
+        .strip_prefix('[')
+        .and_then(|rest| rest.strip_suffix(']'))
+    else {
+        return false;
+    };
+    let Some((_, described)) = inner.rsplit_once(": ") else {
+        return false;
+    };
+    let Some((label, count)) = described.split_once(", ") else {
+        return false;
+    };
+    let known = [
+        "PDF",
+        "Word document",
+        "presentation",
+        "spreadsheet",
+        "file",
+    ];
+    let counted = count.split_once(' ').is_some_and(|(number, part)| {
+        number.parse::<u64>().is_ok()
+            && [
+                "page", "pages", "slide", "slides", "sheet", "sheets", "line", "lines",
+            ]
+            .contains(&part)
+    });
+    known.contains(&label) && counted && text.contains('\n')
+}
+
+/// What a user message carried besides its typed text: its documents' parts and its images.
+pub(crate) fn attachments_of(message: UserMessage) -> Vec<UserContent> {
+    message
+        .content
+        .into_iter()
+        .filter(|part| match part {
+            UserContent::Text(text) => is_document_part(&text.text),
+            UserContent::Image(_) => true,
+        })
+        .collect()
+}
+
+/// A user message of `text` with `attached` (documents' parts, then images, as sent).
+pub(crate) fn with_attachments(text: String, attached: Vec<UserContent>) -> AgentMessage {
+    let mut content = Vec::with_capacity(1 + attached.len());
+    if !text.is_empty() || attached.is_empty() {
+        content.push(UserContent::Text(TextContent::new(text)));
+    }
+    content.extend(attached);
+    AgentMessage::User(UserMessage { content })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +190,28 @@ mod tests {
         let error = read_document("notes.txt", b"plain".to_vec()).unwrap_err();
         assert_eq!(error.code(), "unsupported");
         assert!(error.to_string().contains("notes.txt"), "{error}");
+
+        // An edit keeps the attachments and replaces the typed text.
+        let kept = attachments_of(message);
+        assert_eq!(kept.len(), 1);
+        let AgentMessage::User(edited) = with_attachments("Shorter".into(), kept) else {
+            panic!("not a user message");
+        };
+        assert!(matches!(&edited.content[0], UserContent::Text(t) if t.text == "Shorter"));
+        assert!(matches!(&edited.content[1], UserContent::Text(t) if t.text.starts_with("[a.pdf")));
+    }
+
+    #[test]
+    fn only_a_real_heading_marks_a_document_part() {
+        assert!(is_document_part(
+            "[spec.pdf: PDF, 2 pages]\n--- page 1 ---\n"
+        ));
+        assert!(is_document_part("[src/a: b.rs: file, 1 line]\nx"));
+        assert!(
+            !is_document_part("[spec.pdf: PDF, 2 pages]"),
+            "a heading alone is typed text"
+        );
+        assert!(!is_document_part("[note: remember this, 2 things]\nmore"));
+        assert!(!is_document_part("plain text"));
     }
 }

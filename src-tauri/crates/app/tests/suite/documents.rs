@@ -65,6 +65,38 @@ async fn an_attached_pdf_reaches_the_model_as_text_with_its_page_markers() {
     assert!(matches!(&stored.content[1], UserContent::Text(t) if t.text == text));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn editing_a_message_keeps_its_documents() {
+    let script = Script::new()
+        .turn(Turn::stream().text("First."))
+        .turn(Turn::stream().text("Second."));
+    let setup = Setup::new(script).await;
+    let session = setup.session("plain");
+    let document = read_document("budget.xlsx", fixture("budget.xlsx")).unwrap();
+    session
+        .start_prompt_with_documents("What is the total?".into(), Vec::new(), vec![document])
+        .unwrap()
+        .await
+        .unwrap()
+        .unwrap();
+    let view = session.view().unwrap();
+    let user_node = view.entries[0].node_id.clone();
+    session
+        .edit_message(&user_node, "Which item costs most?".into())
+        .unwrap()
+        .await
+        .unwrap()
+        .unwrap();
+    let sent = setup.mock.requests();
+    let edited = &sent[1].body_text;
+    assert!(edited.contains("Which item costs most?"), "{edited}");
+    assert!(!edited.contains("What is the total?"), "{edited}");
+    assert!(
+        edited.contains("[budget.xlsx: spreadsheet, 2 sheets]"),
+        "the edit lost the document: {edited}"
+    );
+}
+
 #[test]
 fn what_is_not_a_readable_document_is_refused_with_what_to_do() {
     let error = read_document("notes.txt", b"hello".to_vec()).unwrap_err();
