@@ -146,6 +146,50 @@ async fn a_secret_path_in_the_project_is_neither_listed_shown_nor_mentioned() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_key_in_a_project_file_is_redacted_and_links_out_are_refused() {
+    let setup = Setup::new(Script::new()).await;
+    let root = setup.project.path();
+    std::fs::write(
+        root.join("notes.txt"),
+        format!("key={}\n", crate::live::KEY),
+    )
+    .unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "outside the project").unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(outside.path().join("secret.txt"), root.join("link.txt"))
+            .unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("elsewhere")).unwrap();
+    }
+    let session = setup.session("plain");
+
+    // The key the session uses never reaches the webview through a preview or a mention.
+    let preview = session.preview_file("notes.txt").unwrap();
+    let shown = preview.text.unwrap();
+    assert!(!shown.contains(crate::live::KEY), "{shown}");
+    assert!(shown.contains("[redacted]"), "{shown}");
+    let mention = session.mention_file("notes.txt").unwrap();
+    assert!(!mention.text.contains(crate::live::KEY), "{}", mention.text);
+
+    #[cfg(unix)]
+    {
+        for path in ["link.txt", "elsewhere/secret.txt"] {
+            let preview = session.preview_file(path).unwrap_err();
+            assert_eq!(preview.code(), "invalid_path", "{path}: {preview}");
+            let mention = session.mention_file(path).unwrap_err();
+            assert_eq!(mention.code(), "invalid_path", "{path}: {mention}");
+        }
+        assert_eq!(
+            session.list_folder("elsewhere").unwrap_err().code(),
+            "invalid_path"
+        );
+        // The finder does not follow the link out either.
+        assert!(session.find_files("secret", 10).is_empty());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_project_prompt_is_kept_for_the_project_and_capped() {
     let setup = Setup::new(Script::new()).await;
     let root = setup.project.path();

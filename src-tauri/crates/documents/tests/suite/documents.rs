@@ -192,6 +192,48 @@ fn a_zip_bomb_is_refused_before_any_parser_inflates_it() {
 }
 
 #[test]
+fn a_word_document_with_entity_tricks_is_read_without_expanding_them() {
+    // "Billion laughs": nested entities that expand to gigabytes in a parser that expands
+    // them. Only XML's five predefined entities are resolved; the rest stays unexpanded.
+    let mut entities = String::from("<!ENTITY lol \"lol\">");
+    for level in 1..10 {
+        let previous = if level == 1 {
+            "lol".to_owned()
+        } else {
+            format!("lol{}", level - 1)
+        };
+        entities.push_str(&format!(
+            "<!ENTITY lol{level} \"{}\">",
+            format!("&{previous};").repeat(10)
+        ));
+    }
+    let xml = format!(
+        "<?xml version=\"1.0\"?><!DOCTYPE w:document [{entities}]>\
+         <w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\">\
+         <w:body><w:p><w:r><w:t>before &lol9; after &amp; done</w:t></w:r></w:p></w:body>\
+         </w:document>"
+    );
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default();
+    out.start_file("word/document.xml", options).unwrap();
+    out.write_all(xml.as_bytes()).unwrap();
+    let bytes = out.finish().unwrap().into_inner();
+    let started = Instant::now();
+    let document = extract("laughs.docx", DocumentKind::Docx, bytes, &Limits::default()).unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(
+        document.text.contains("before  after & done"),
+        "{}",
+        document.text
+    );
+    assert!(
+        document.text.len() < 1_000,
+        "an entity was expanded: {}",
+        document.text.len()
+    );
+}
+
+#[test]
 fn caps_on_the_file_and_the_text_say_what_was_left_out() {
     let bytes = fixture("spec.pdf");
     let small = Limits {
