@@ -12,7 +12,7 @@ use arbor_files::{Excluded, FileIndex, FilesError};
 use arbor_protocol::views::attachments::DocumentAttachment;
 use arbor_protocol::views::files::{FileMatch, FilePreview, FolderListing, PreviewKind};
 
-use crate::documents::MAX_ATTACHED_DOCUMENT_CHARS;
+use crate::documents::{MAX_ATTACHED_DOCUMENT_BYTES, MAX_ATTACHED_DOCUMENT_CHARS};
 use crate::live::LiveSession;
 use crate::AppError;
 
@@ -70,10 +70,27 @@ impl LiveSession {
     pub fn mention_file(&self, path: &str) -> Result<DocumentAttachment, AppError> {
         self.refuse_secret(path)?;
         let resolved = arbor_files::resolve_inside(&self.cwd, path, &self.excluded())?;
-        let bytes = std::fs::read(&resolved).map_err(|source| FilesError::Io {
+        let io = |source| FilesError::Io {
             path: path.to_owned(),
             source,
-        })?;
+        };
+        // Looked at before opening: reading a FIFO would block for ever, and a huge file would
+        // be read whole before any cap applied.
+        let metadata = std::fs::metadata(&resolved).map_err(io)?;
+        if !metadata.is_file() {
+            return Err(AppError::Unsupported(format!(
+                "{path} is not a regular file: only files can be mentioned"
+            )));
+        }
+        if metadata.len() > MAX_ATTACHED_DOCUMENT_BYTES {
+            return Err(arbor_documents::DocumentError::FileTooLarge {
+                name: path.to_owned(),
+                size: metadata.len(),
+                limit: MAX_ATTACHED_DOCUMENT_BYTES,
+            }
+            .into());
+        }
+        let bytes = std::fs::read(&resolved).map_err(io)?;
         if arbor_documents::kind_of(path, &bytes).is_some() {
             let mut document = crate::documents::read_document(path, bytes)?;
             // The heading names the path the user mentioned, not only the file's name.

@@ -68,11 +68,24 @@ pub fn preview(root: &Path, path: &str, excluded: &Excluded) -> Result<FilePrevi
         });
     }
     if let Some(kind) = kind_of(&shown, &head) {
-        let bytes = std::fs::read(&resolved).map_err(io)?;
         let limits = Limits {
             max_text_chars: MAX_PREVIEW_DOCUMENT_CHARS,
             ..Limits::default()
         };
+        // Refused by its size before it is read whole.
+        if size > limits.max_file_bytes {
+            let too_large = arbor_documents::DocumentError::FileTooLarge {
+                name: shown.clone(),
+                size,
+                limit: limits.max_file_bytes,
+            };
+            return Ok(FilePreview {
+                kind: PreviewKind::Document,
+                text: Some(too_large.to_string()),
+                ..base
+            });
+        }
+        let bytes = std::fs::read(&resolved).map_err(io)?;
         return Ok(match extract(&shown, kind, bytes, &limits) {
             Ok(document) => FilePreview {
                 kind: PreviewKind::Document,
@@ -150,6 +163,24 @@ mod tests {
             preview(root, "../x", &none),
             Err(FilesError::Outside { .. })
         ));
+    }
+
+    #[test]
+    fn a_huge_document_is_refused_by_its_size_before_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.pdf");
+        std::fs::write(&path, b"%PDF-1.7\n").unwrap();
+        // Sparse: 200 MB on paper, nothing on disk.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(200 * 1024 * 1024)
+            .unwrap();
+        let shown = preview(dir.path(), "big.pdf", &Excluded::default()).unwrap();
+        assert_eq!(shown.kind, PreviewKind::Document);
+        let text = shown.text.unwrap();
+        assert!(text.contains("documents are read up to"), "{text}");
     }
 
     #[cfg(unix)]

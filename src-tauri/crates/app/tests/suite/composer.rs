@@ -186,7 +186,31 @@ async fn the_model_key_in_a_project_file_is_redacted_and_links_out_are_refused()
         );
         // The finder does not follow the link out either.
         assert!(session.find_files("secret", 10).is_empty());
+
+        // A FIFO is refused before it is opened (reading one would block for ever).
+        let made = std::process::Command::new("mkfifo")
+            .arg(root.join("pipe"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let started = std::time::Instant::now();
+        for refused in [
+            session.mention_file("pipe").unwrap_err(),
+            session.preview_file("pipe").unwrap_err(),
+        ] {
+            assert!(
+                refused.to_string().contains("not a regular file"),
+                "{refused}"
+            );
+        }
+        assert!(started.elapsed() < Duration::from_secs(5));
     }
+
+    // A huge file is refused by its size, not read whole first.
+    let huge = std::fs::File::create(root.join("huge.log")).unwrap();
+    huge.set_len(30 * 1024 * 1024).unwrap();
+    let error = session.mention_file("huge.log").unwrap_err();
+    assert_eq!(error.code(), "document_too_large", "{error}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
