@@ -14,6 +14,9 @@ export interface Todo {
 /** More is not a checklist; the rest are left out. */
 export const MAX_TODOS = 100;
 
+/** The mark a task shows before its text, in the chat's checklist and the tree's preview. */
+export const TODO_MARKS: Record<TodoStatus, string> = { pending: '○', in_progress: '◐', done: '✓' };
+
 /** The name of the built-in tool. */
 export const TODO_TOOL = 'todo';
 

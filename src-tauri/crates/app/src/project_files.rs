@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use arbor_files::{Excluded, FileIndex, FilesError};
 use arbor_protocol::views::attachments::DocumentAttachment;
-use arbor_protocol::views::files::{FileMatch, FilePreview, FolderListing, PreviewKind};
+use arbor_protocol::views::files::{FileMatch, FilePreview, FolderListing};
 
 use crate::documents::{MAX_ATTACHED_DOCUMENT_BYTES, MAX_ATTACHED_DOCUMENT_CHARS};
 use crate::live::LiveSession;
@@ -98,29 +98,25 @@ impl LiveSession {
             document.text = self.redactor.text(&document.text).into_owned();
             return Ok(document);
         }
-        let preview = arbor_files::preview(&self.cwd, path, &self.excluded())?;
-        if preview.kind != PreviewKind::Text || preview.size > MAX_ATTACHED_DOCUMENT_CHARS as u64 {
-            return Err(AppError::Unsupported(format!(
-                "{path} is not a text file a message can carry (it is {} bytes{}): the model can \
-                 still read it with its tools",
-                preview.size,
-                if preview.kind == PreviewKind::Text {
-                    ""
-                } else {
-                    ", not text"
-                }
-            )));
-        }
-        let text = self
-            .redactor
-            .text(preview.text.as_deref().unwrap_or_default())
-            .into_owned();
+        // The bytes already read, not the file again.
+        let size = bytes.len() as u64;
+        let text = match arbor_files::text_of(&bytes) {
+            Some(text) if size <= MAX_ATTACHED_DOCUMENT_CHARS as u64 => text,
+            found => {
+                return Err(AppError::Unsupported(format!(
+                    "{path} is not a text file a message can carry (it is {size} bytes{}): the \
+                     model can still read it with its tools",
+                    if found.is_some() { "" } else { ", not text" }
+                )))
+            }
+        };
+        let text = self.redactor.text(&text).into_owned();
         let lines = text.lines().count();
         let plural = if lines == 1 { "" } else { "s" };
         Ok(DocumentAttachment {
             name: path.to_owned(),
             label: "file".to_owned(),
-            size: preview.size,
+            size,
             parts: u32::try_from(lines).unwrap_or(u32::MAX),
             part_name: "line".to_owned(),
             omitted_chars: 0,

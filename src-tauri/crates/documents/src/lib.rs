@@ -87,6 +87,22 @@ pub fn kind_of(name: &str, bytes: &[u8]) -> Option<DocumentKind> {
     }
 }
 
+/// The image formats models take, by their magic bytes: the `read` tool and the files panel's
+/// preview tell images from other binaries with this one test.
+pub fn image_type(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        Some("image/jpeg")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if bytes.len() >= 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
 /// How much a document may cost to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {

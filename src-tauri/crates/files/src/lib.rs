@@ -25,7 +25,7 @@ use arbor_error_code::ErrorCode;
 pub use folder::{list_folder, MAX_FOLDER_ENTRIES};
 pub use index::{FileIndex, MAX_INDEXED_FILES, STALE_AFTER};
 pub use paths::resolve_inside;
-pub use preview::{preview, MAX_PREVIEW_BYTES};
+pub use preview::{preview, text_of, MAX_PREVIEW_BYTES};
 
 #[derive(Debug, thiserror::Error)]
 pub enum FilesError {

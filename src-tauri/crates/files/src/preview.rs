@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use arbor_documents::{extract, kind_of, Limits};
+use arbor_documents::{extract, image_type, kind_of, Limits};
 use arbor_protocol::views::files::{FilePreview, PreviewKind};
 use arbor_protocol::ImageContent;
 use base64::Engine as _;
@@ -101,30 +101,25 @@ pub fn preview(root: &Path, path: &str, excluded: &Excluded) -> Result<FilePrevi
             },
         });
     }
-    if head.iter().take(8 * 1024).any(|&byte| byte == 0) {
+    let Some(text) = text_of(&head) else {
         return Ok(base);
-    }
-    let text = String::from_utf8_lossy(&head);
+    };
     Ok(FilePreview {
         kind: PreviewKind::Text,
-        text: Some(text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned()),
+        text: Some(text),
         truncated: size > MAX_PREVIEW_BYTES,
         ..base
     })
 }
 
-fn image_type(bytes: &[u8]) -> Option<&'static str> {
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some("image/png")
-    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        Some("image/jpeg")
-    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
-        Some("image/gif")
-    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
-        Some("image/webp")
-    } else {
-        None
+/// `bytes` as text, or `None` for a binary file (a NUL in the first 8 KiB, as `git diff`
+/// decides); invalid UTF-8 replaced, a leading byte-order mark left out.
+pub fn text_of(bytes: &[u8]) -> Option<String> {
+    if bytes.iter().take(8 * 1024).any(|&byte| byte == 0) {
+        return None;
     }
+    let text = String::from_utf8_lossy(bytes);
+    Some(text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned())
 }
 
 #[cfg(test)]

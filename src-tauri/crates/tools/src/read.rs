@@ -108,7 +108,7 @@ impl AgentTool for ReadTool {
         }
         .map_err(|error| read_error(&self.workspace, &path, &shown, &error))?;
 
-        if let Some(mime_type) = image_mime_type(&bytes) {
+        if let Some(mime_type) = arbor_documents::image_type(&bytes) {
             return self.image_output(&shown, mime_type, &bytes);
         }
         if let Some(kind) = arbor_documents::kind_of(&shown, &bytes) {
@@ -225,21 +225,6 @@ fn read_error(
     ToolError::respond(format!("Cannot read {shown}: {error}."))
 }
 
-/// The image formats models take, by their magic bytes.
-fn image_mime_type(bytes: &[u8]) -> Option<&'static str> {
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some("image/png")
-    } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
-        Some("image/jpeg")
-    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
-        Some("image/gif")
-    } else if bytes.len() >= 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP" {
-        Some("image/webp")
-    } else {
-        None
-    }
-}
-
 /// One page of numbered lines.
 #[derive(Debug)]
 struct Page {
@@ -351,13 +336,19 @@ mod tests {
 
     #[test]
     fn recognises_image_magic() {
-        assert_eq!(image_mime_type(b"\x89PNG\r\n\x1a\n...."), Some("image/png"));
-        assert_eq!(image_mime_type(b"RIFF\0\0\0\0WEBPVP8 "), Some("image/webp"));
-        assert_eq!(image_mime_type(b"GIF89a"), Some("image/gif"));
         assert_eq!(
-            image_mime_type(&[0xff, 0xd8, 0xff, 0xe0]),
+            arbor_documents::image_type(b"\x89PNG\r\n\x1a\n...."),
+            Some("image/png")
+        );
+        assert_eq!(
+            arbor_documents::image_type(b"RIFF\0\0\0\0WEBPVP8 "),
+            Some("image/webp")
+        );
+        assert_eq!(arbor_documents::image_type(b"GIF89a"), Some("image/gif"));
+        assert_eq!(
+            arbor_documents::image_type(&[0xff, 0xd8, 0xff, 0xe0]),
             Some("image/jpeg")
         );
-        assert_eq!(image_mime_type(b"hello"), None);
+        assert_eq!(arbor_documents::image_type(b"hello"), None);
     }
 }
