@@ -145,6 +145,14 @@ error_codes! {
     DocumentTooLarge = "document_too_large",
     /// A document that cannot be read: damaged, encrypted, or not what its name says.
     InvalidDocument = "invalid_document",
+    // MCP servers and their tools.
+    /// An MCP server definition that cannot be used (bad name, no command or URL, a secret
+    /// reference that cannot be resolved).
+    InvalidMcpServer = "invalid_mcp_server",
+    /// An MCP server that did not start, stopped answering or broke the protocol.
+    McpServer = "mcp_server",
+    /// A project's MCP server, or a server's tool list, not approved (yet, or since it changed).
+    McpNotApproved = "mcp_not_approved",
     // The desktop shell.
     Window = "window",
     /// A bug: something that should not fail did (a task that panicked).

@@ -145,6 +145,7 @@ mod fixtures;
 mod formats;
 pub mod git_http;
 pub mod git_repo;
+pub mod mcp;
 mod playback;
 mod recording;
 mod script;

@@ -1,0 +1,221 @@
+//! [`Connection`]: one running server, reached through `rmcp` — a child process over stdio
+//! (in its own process group, so `npx` and what it starts stop together, killed when the
+//! connection is dropped) or a URL over Streamable HTTP — and what it answers, read into
+//! Arbor's own shapes ([`RemoteTool`], [`crate::result`]) so the rest of Arbor does not follow
+//! the SDK's types.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, Implementation, InitializeRequestParams,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::Value;
+
+use crate::definition::{ServerDefinition, Transport};
+use crate::environment::Expansion;
+use crate::log::ServerLog;
+use crate::McpError;
+
+/// Largest JSON answer read from an HTTP server (a 10 MB tool result fits; more is refused).
+const MAX_HTTP_RESPONSE: usize = 32 * 1024 * 1024;
+
+/// A tool as the server describes it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RemoteTool {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    #[serde(rename = "inputSchema")]
+    pub input_schema: Value,
+}
+
+/// What Arbor says it is, and notices a changed tool list.
+#[derive(Clone)]
+struct ArborClient {
+    tools_changed: Arc<AtomicBool>,
+}
+
+impl ClientHandler for ArborClient {
+    fn get_info(&self) -> InitializeRequestParams {
+        InitializeRequestParams::new(
+            ClientCapabilities::default(),
+            Implementation::new("arbor", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed.store(true, Ordering::SeqCst);
+    }
+}
+
+/// One running server.
+pub struct Connection {
+    name: String,
+    service: RunningService<RoleClient, ArborClient>,
+    tools_changed: Arc<AtomicBool>,
+}
+
+impl Connection {
+    /// Starts (stdio) or reaches (HTTP) `definition`'s server and completes the handshake
+    /// within `timeout`. A stdio server works in `cwd`, with the scrubbed environment and its
+    /// definition's variables; its stderr goes to `log`.
+    pub async fn open(
+        definition: &ServerDefinition,
+        cwd: &Path,
+        expansion: &Expansion<'_>,
+        log: &ServerLog,
+        timeout: Duration,
+    ) -> Result<Self, McpError> {
+        let name = definition.name.clone();
+        let start_error = |why: String| McpError::Start {
+            name: name.clone(),
+            why,
+        };
+        let tools_changed = Arc::new(AtomicBool::new(false));
+        let client = ArborClient {
+            tools_changed: tools_changed.clone(),
+        };
+        let handshake = match &definition.transport {
+            Transport::Stdio { command, args, env } => {
+                let (env, _) = expansion.expand_map(&name, env)?;
+                let mut process = tokio::process::Command::new(command);
+                process.args(args).current_dir(cwd).stdin(Stdio::piped());
+                for withheld in expansion.tool_environment.withheld() {
+                    process.env_remove(withheld);
+                }
+                process.envs(env);
+                let mut wrapped = process_wrap::tokio::CommandWrap::from(process);
+                #[cfg(unix)]
+                wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
+                wrapped.wrap(process_wrap::tokio::KillOnDrop);
+                let (transport, stderr) = TokioChildProcess::builder(wrapped)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|error| {
+                        start_error(format!(
+                            "{command:?} could not be started ({error}); check the command is \
+                             installed and on PATH"
+                        ))
+                    })?;
+                if let Some(stderr) = stderr {
+                    let log = log.clone();
+                    tokio::spawn(async move { log.read_from(stderr).await });
+                }
+                tokio::time::timeout(timeout, client.serve(transport)).await
+            }
+            Transport::Http { url, headers } => {
+                let (headers, _) = expansion.expand_map(&name, headers)?;
+                let mut config =
+                    rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                        url.as_str(),
+                    );
+                config.max_json_response_size = MAX_HTTP_RESPONSE;
+                let mut custom = HashMap::new();
+                for (header, value) in headers {
+                    if header.eq_ignore_ascii_case("authorization") {
+                        config.auth_header =
+                            Some(value.strip_prefix("Bearer ").unwrap_or(&value).to_owned());
+                        continue;
+                    }
+                    let header = http::HeaderName::try_from(header.as_str())
+                        .map_err(|e| start_error(format!("header {header:?}: {e}")))?;
+                    let value = http::HeaderValue::try_from(value.as_str())
+                        .map_err(|e| start_error(format!("header {header}: {e}")))?;
+                    custom.insert(header, value);
+                }
+                config.custom_headers = custom;
+                let transport = StreamableHttpClientTransport::from_config(config);
+                tokio::time::timeout(timeout, client.serve(transport)).await
+            }
+        };
+        let service = match handshake {
+            Err(_) => {
+                return Err(start_error(format!(
+                    "no answer to the handshake within {} s",
+                    timeout.as_secs()
+                )))
+            }
+            Ok(Err(error)) => return Err(start_error(error.to_string())),
+            Ok(Ok(service)) => service,
+        };
+        Ok(Self {
+            name: definition.name.clone(),
+            service,
+            tools_changed,
+        })
+    }
+
+    /// Whether the server has gone (exited, closed the stream).
+    pub fn is_closed(&self) -> bool {
+        self.service.is_closed() || self.service.is_transport_closed()
+    }
+
+    /// Whether the server said its tool list changed since the last [`Connection::tools`].
+    pub fn tools_changed(&self) -> bool {
+        self.tools_changed.load(Ordering::SeqCst)
+    }
+
+    /// Every tool the server offers now.
+    pub async fn tools(&self, timeout: Duration) -> Result<Vec<RemoteTool>, McpError> {
+        self.tools_changed.store(false, Ordering::SeqCst);
+        let tools = tokio::time::timeout(timeout, self.service.peer().list_all_tools())
+            .await
+            .map_err(|_| self.timed_out(timeout))?
+            .map_err(|error| self.failed(error))?;
+        tools
+            .into_iter()
+            .map(|tool| {
+                let value = serde_json::to_value(&tool).map_err(|e| self.failed(e))?;
+                serde_json::from_value(value).map_err(|e| self.failed(e))
+            })
+            .collect()
+    }
+
+    /// Calls `tool` with `arguments`: the raw result as JSON (see [`crate::result`]).
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<Value, McpError> {
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        let result = self
+            .service
+            .peer()
+            .call_tool(params)
+            .await
+            .map_err(|error| self.failed(error))?;
+        serde_json::to_value(result).map_err(|e| self.failed(e))
+    }
+
+    fn failed(&self, why: impl std::fmt::Display) -> McpError {
+        McpError::Server {
+            name: self.name.clone(),
+            why: why.to_string(),
+        }
+    }
+
+    fn timed_out(&self, timeout: Duration) -> McpError {
+        McpError::Timeout {
+            name: self.name.clone(),
+            seconds: timeout.as_secs(),
+        }
+    }
+
+    /// Ends the session and stops the process (waiting at most a few seconds for it).
+    pub async fn close(mut self) {
+        let _ = self
+            .service
+            .close_with_timeout(Duration::from_secs(3))
+            .await;
+    }
+}

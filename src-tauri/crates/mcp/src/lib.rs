@@ -1,0 +1,33 @@
+//! # arbor-mcp: the tools of any MCP server, under Arbor's rules
+//!
+//! Map:
+//! - [`definition`]: a server — a command over stdio or a URL over Streamable HTTP —, a
+//!   project's `.mcp.json`, and the hash a project server's approval is pinned to.
+//! - [`environment`]: what a server's process and requests get: the scrubbed environment of
+//!   tool processes plus its own variables, secrets from the keychain (`${keychain:NAME}`).
+//! - [`connection`]: one running server through `rmcp` (the official SDK); its tools.
+//! - [`hub`]: the app's servers: started lazily, restarted with backoff, every call time
+//!   limited and ended with its run, status and stderr log per server.
+//! - [`pins`]: tools pinned to a hash; what changed since approval, as a diff.
+//! - [`tool`]: an approved tool as the agent offers it (`mcp__<server>__<tool>`), checked
+//!   against its pin before every call; [`result`]: its answer as the model reads it, capped.
+//!
+//! Knows nothing of the store or the settings: `arbor-app` keeps the definitions, the
+//! approvals and the pins, and asks this crate to run them.
+
+pub mod connection;
+pub mod definition;
+pub mod environment;
+mod error;
+pub mod hub;
+pub mod log;
+pub mod pins;
+pub mod result;
+pub mod tool;
+
+pub use connection::RemoteTool;
+pub use definition::{ServerDefinition, Transport, PROJECT_FILE};
+pub use error::McpError;
+pub use hub::{HubLimits, McpHub, ServerSlot, ServerState, ServerStatus};
+pub use pins::{review, tool_hash, ToolsReview};
+pub use tool::{offered_name, McpTool};
