@@ -101,6 +101,8 @@ pub enum AppError {
     #[error(transparent)]
     Document(#[from] arbor_documents::DocumentError),
     #[error(transparent)]
+    Mcp(#[from] arbor_mcp::McpError),
+    #[error(transparent)]
     Files(#[from] arbor_files::FilesError),
     #[error(
         "{name} is not a document Arbor reads (PDF, DOCX, PPTX, XLSX, XLS, ODS): attach images \
@@ -117,6 +119,7 @@ impl AppError {
         match self {
             AppError::NoDataDir => ErrorCode::NoDataDir,
             AppError::Document(error) => error.code(),
+            AppError::Mcp(error) => error.code(),
             AppError::Files(error) => error.code(),
             AppError::NotADocument { .. } => ErrorCode::Unsupported,
             AppError::DocumentTooLong { .. } => ErrorCode::DocumentTooLarge,

@@ -92,6 +92,12 @@ impl ProviderKeys {
         )
     }
 
+    /// The keychain (with run-only keys in front), for secrets other than provider keys
+    /// (an MCP server's `${keychain:NAME}`).
+    pub(crate) fn secret_store(&self) -> Arc<dyn SecretStore> {
+        self.store.clone()
+    }
+
     fn cache(&self) -> MutexGuard<'_, HashMap<String, Option<Secret>>> {
         self.cache
             .lock()

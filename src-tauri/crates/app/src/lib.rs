@@ -39,6 +39,8 @@ pub mod key_check;
 pub mod keys;
 pub mod live;
 mod live_permissions;
+pub mod mcp;
+mod mcp_session;
 mod model_tools;
 pub mod permissions;
 pub mod plan_mode;
@@ -186,6 +188,8 @@ pub struct ArborApp {
     store: Mutex<Store>,
     keys: Arc<ProviderKeys>,
     settings: Mutex<Settings>,
+    /// The MCP servers, made on first use (`mcp.rs`).
+    mcp: std::sync::OnceLock<Arc<arbor_mcp::McpHub>>,
 }
 
 impl std::fmt::Debug for ArborApp {
@@ -214,6 +218,7 @@ impl ArborApp {
             store: Mutex::new(store),
             keys: Arc::new(ProviderKeys::for_app()),
             settings: Mutex::new(settings),
+            mcp: std::sync::OnceLock::new(),
         };
         // What a clone that crashed left behind goes at the next start.
         cloning::clean_clone_leftovers(&app.data_dir, &app.workspaces_dir());
@@ -459,6 +464,15 @@ impl ArborApp {
         session.compaction.threshold_percent = self.settings().compact_at_percent;
         if let Some(start) = start {
             session.connect_store(self.session_store()?, start)?;
+            let project = self.main_project(&session.cwd)?;
+            let source = crate::mcp_session::McpSource::new(
+                self.mcp_hub(),
+                &self.data_dir,
+                &session.cwd,
+                project.id,
+                self.session_store()?,
+            );
+            session.tools.set_mcp(&session.agent, source);
         }
         Ok(session)
     }

@@ -21,6 +21,8 @@ struct Inner {
     create_tool: Option<Arc<dyn AgentTool>>,
     /// Cleans the model's tools' output of keys, like the built-ins'.
     redactor: Option<Redactor>,
+    /// The project's MCP servers' approved tools (`mcp_session.rs`).
+    mcp: Option<Arc<crate::mcp_session::McpSource>>,
 }
 
 /// The session's tool set, shared with the toolbox's change callback.
@@ -62,28 +64,40 @@ impl SessionTools {
         self.lock().toolbox.clone()
     }
 
-    /// Offers the current set: built-ins, `create_tool` (when enabled and stored), and the
-    /// approved tools whose files are still the approved ones.
+    /// Offers the current set: built-ins, `create_tool` (when enabled and stored), the
+    /// approved tools whose files are still the approved ones, and the approved tools of the
+    /// project's MCP servers.
     pub(crate) fn install(&self, agent: &Agent) {
-        let (mut tools, create_tool, toolbox, redactor) = {
+        let (mut tools, create_tool, toolbox, redactor, mcp) = {
             let inner = self.lock();
             (
                 inner.builtins.clone(),
                 inner.create_tool.clone(),
                 inner.toolbox.clone(),
                 inner.redactor.clone(),
+                inner.mcp.clone(),
             )
         };
         tools.extend(create_tool);
-        if let Some(toolbox) = toolbox {
-            for tool in toolbox.offered() {
-                tools.push(match &redactor {
-                    Some(redactor) => RedactingTool::wrap(tool, redactor.clone()),
-                    None => tool,
-                });
-            }
+        let offered = toolbox
+            .map(|toolbox| toolbox.offered())
+            .unwrap_or_default()
+            .into_iter()
+            .chain(mcp.map(|mcp| mcp.offered()).unwrap_or_default());
+        for tool in offered {
+            tools.push(match &redactor {
+                Some(redactor) => RedactingTool::wrap(tool, redactor.clone()),
+                None => tool,
+            });
         }
         agent.set_tools(tools);
+    }
+
+    /// Connects the project's MCP servers: their approved tools are offered from the next
+    /// [`SessionTools::install`].
+    pub(crate) fn set_mcp(&self, agent: &Agent, source: crate::mcp_session::McpSource) {
+        self.lock().mcp = Some(Arc::new(source));
+        self.install(agent);
     }
 
     /// Connects the project's toolbox: `create_tool` joins when `wants_create_tool`, and every

@@ -71,6 +71,7 @@ impl SettingsFile for Settings {
     }
 
     fn validate(&self) -> Result<(), SettingsError> {
+        crate::mcp::validate_configs(&self.mcp_servers)?;
         for name in &self.tool_env_pass_through {
             let valid = !name.is_empty()
                 && !name.starts_with(|c: char| c.is_ascii_digit())

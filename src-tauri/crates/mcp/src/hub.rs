@@ -205,6 +205,12 @@ impl ServerSlot {
         lock(&self.status).clone()
     }
 
+    /// The tools it offered when last asked, without asking (`None` when never asked, or
+    /// while a start or call holds the server).
+    pub fn known_tools(&self) -> Option<Vec<RemoteTool>> {
+        self.running.try_lock().ok().and_then(|r| r.tools.clone())
+    }
+
     /// Its stderr and Arbor's lines about it.
     pub fn log(&self) -> Vec<String> {
         self.log.lines()

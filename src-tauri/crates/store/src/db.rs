@@ -47,6 +47,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0008_project_prompt",
         include_str!("../migrations/0008_project_prompt.sql"),
     ),
+    ("0009_mcp", include_str!("../migrations/0009_mcp.sql")),
 ];
 
 /// The schema version this build creates and understands (`PRAGMA user_version`).

@@ -46,6 +46,10 @@
 //!           projects, name UNIQUE per main project, branch, base_branch, base_commit,
 //!           archived_snapshot, archived_at, created_at ([`WorktreeRow`])
 //! approved_setups project_id, hash PK: worktree setup commands the user approved, pinned
+//! mcp_approved_servers project_id → projects, name PK, hash, definition: a project's MCP
+//!           servers approved, pinned to their definition; mcp_disabled_servers project_id,
+//!           name; mcp_approved_tools scope ('user' or a project id), server, tool PK, spec:
+//!           a server's tools as approved ([`mcp`])
 //! nodes_fts FTS5 external-content table over nodes.text (rowid = nodes.seq), kept in step by
 //!           triggers; search joins back to nodes / sessions / projects for filtering
 //! ```
@@ -91,6 +95,7 @@ mod db;
 mod error;
 mod ids;
 mod import;
+pub mod mcp;
 mod model;
 mod nodes;
 mod permissions;

@@ -11,6 +11,7 @@ mod composer;
 mod documents;
 mod js_sandbox;
 mod keychain;
+mod mcp;
 mod model_tools;
 mod tree;
 mod view_window;

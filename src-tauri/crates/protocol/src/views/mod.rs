@@ -22,6 +22,7 @@ pub mod branch;
 pub mod clone;
 pub mod code;
 pub mod files;
+pub mod mcp;
 pub mod permissions;
 pub mod settings;
 pub mod tools;

@@ -59,6 +59,9 @@ pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub secret_paths: Option<Vec<String>>,
+    /// The user's MCP servers, for every project (a project's own come from its `.mcp.json`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<crate::views::mcp::McpServerConfig>,
 }
 
 /// An endpoint as the settings form describes it.

@@ -1,0 +1,84 @@
+//! A live session's MCP tools: at every run's start, the approved tools of the project's
+//! usable servers (enabled, and approved when the project defines them), as they were
+//! approved — offered without starting a server; the server starts at the first call. The
+//! settings and `.mcp.json` are read again each time, so a server added, switched off or
+//! approved in another window counts from the next run.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use arbor_agent::AgentTool;
+use arbor_mcp::{tool_hash, McpHub, McpTool};
+use arbor_store::Store;
+
+use crate::mcp::{approved_tools, entries, hub_key, scope_key};
+use crate::settings::SettingsFile;
+use crate::Settings;
+
+/// Where a session's MCP tools come from.
+pub(crate) struct McpSource {
+    hub: Arc<McpHub>,
+    data_dir: PathBuf,
+    root: PathBuf,
+    /// The project approvals are kept under (a worktree's main project).
+    project_id: String,
+    store: Mutex<Store>,
+}
+
+impl McpSource {
+    pub(crate) fn new(
+        hub: Arc<McpHub>,
+        data_dir: &Path,
+        root: &Path,
+        project_id: String,
+        store: Store,
+    ) -> Self {
+        Self {
+            hub,
+            data_dir: data_dir.to_owned(),
+            root: root.to_owned(),
+            project_id,
+            store: Mutex::new(store),
+        }
+    }
+
+    /// The approved tools of the usable servers. A server whose configuration cannot be read
+    /// offers nothing (it is shown with its problem in the settings).
+    pub(crate) fn offered(&self) -> Vec<Arc<dyn AgentTool>> {
+        let settings = Settings::load(&self.data_dir).unwrap_or_default();
+        let store = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        let Ok((servers, _)) = entries(&settings, &store, &self.root, &self.project_id) else {
+            return Vec::new();
+        };
+        let mut tools: Vec<Arc<dyn AgentTool>> = Vec::new();
+        for entry in servers.into_iter().filter(|e| e.usable()) {
+            let name = &entry.definition.name;
+            let Ok(approved) =
+                approved_tools(&store, scope_key(entry.scope, &self.project_id), name)
+            else {
+                continue;
+            };
+            if approved.is_empty() {
+                continue;
+            }
+            let slot = self.hub.server(
+                &hub_key(&self.root, entry.scope, name),
+                &entry.definition,
+                self.root.clone(),
+            );
+            // When the server was asked lately, a tool it now offers otherwise (or no more) is
+            // left out until reviewed; otherwise the call itself checks (see `McpTool`).
+            let known = slot.known_tools();
+            for tool in &approved {
+                let unchanged = known.as_ref().is_none_or(|now| {
+                    now.iter()
+                        .any(|t| t.name == tool.name && tool_hash(t) == tool_hash(tool))
+                });
+                if unchanged {
+                    tools.push(Arc::new(McpTool::new(slot.clone(), tool)));
+                }
+            }
+        }
+        tools
+    }
+}
