@@ -20,6 +20,7 @@ use crate::code_commands;
 use crate::commands;
 use crate::error::CommandError;
 use crate::file_commands;
+use crate::mcp_commands;
 use crate::permission_commands;
 use crate::session_commands;
 use crate::session_file_commands;
@@ -35,6 +36,9 @@ use arbor_app::views::attachments::DocumentAttachment;
 use arbor_app::views::branch::SearchHit;
 use arbor_app::views::clone::CloneForm;
 use arbor_app::views::files::{FileMatch, FilePreview, FolderListing};
+use arbor_app::views::mcp::{
+    McpScope, McpServerConfig, McpServerReview, McpServersView, McpToolsReview,
+};
 use arbor_app::views::permissions::{
     PermissionDecision, PermissionMode, PermissionsView, RuleEffect, RuleSource,
 };
@@ -209,6 +213,16 @@ command_table! {
     settings_commands::get_settings [state] () -> Settings;
     settings_commands::save_settings [state] (settings: Settings) -> Settings;
     settings_commands::add_custom_endpoint [state] (endpoint: CustomEndpoint, key: Option<String>) -> KeyStatusList;
+    mcp_commands::mcp_servers [window state] () -> McpServersView;
+    mcp_commands::add_mcp_server [window state] (config: McpServerConfig) -> McpServersView;
+    mcp_commands::remove_mcp_server [window state] (name: String) -> McpServersView;
+    mcp_commands::set_mcp_server_enabled [window state] (scope: McpScope, name: String, enabled: bool) -> McpServersView;
+    mcp_commands::mcp_server_review [window state] (name: String) -> McpServerReview;
+    mcp_commands::approve_mcp_server [window state] (name: String, hash: String) -> McpServersView;
+    mcp_commands::mcp_tools_review [window state] (scope: McpScope, name: String) -> McpToolsReview;
+    mcp_commands::approve_mcp_tools [window state] (scope: McpScope, name: String, hash: String) -> McpServersView;
+    mcp_commands::mcp_server_log [window state] (scope: McpScope, name: String) -> Vec<String>;
+    mcp_commands::set_mcp_secret [state] (name: String, value: String) -> ();
     clone_commands::clone_destination [state] (form: CloneForm) -> String;
     clone_commands::clone_repository [app window state] (form: CloneForm, progress => CloneProgress) -> OpenedProject;
     clone_commands::cancel_clone [window state] () -> ();

@@ -16,6 +16,7 @@ mod command_table;
 mod commands;
 mod error;
 mod file_commands;
+mod mcp_commands;
 mod permission_commands;
 #[cfg(test)]
 mod portability;
@@ -61,7 +62,16 @@ pub fn run() -> Result<(), tauri::Error> {
             }
         })
         .invoke_handler(command_table::invoke_handler())
-        .run(tauri::generate_context!())
+        .build(tauri::generate_context!())?
+        .run(|handle, event| {
+            // MCP servers stop with the app (a stdio server's whole process group).
+            if let tauri::RunEvent::Exit = event {
+                if let Ok(arbor) = handle.state::<state::DesktopState>().app() {
+                    tauri::async_runtime::block_on(arbor.stop_mcp_servers());
+                }
+            }
+        });
+    Ok(())
 }
 
 /// Closing a window during a run aborts it and waits (briefly) until the partial answer is

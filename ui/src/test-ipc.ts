@@ -20,6 +20,10 @@ import type {
   SessionTreeView,
   TreeNodeView,
   KeyStatusList,
+  McpServerConfig,
+  McpServersView,
+  McpServerView,
+  McpToolEntry,
   PermissionRequest,
   PermissionRule,
   PermissionsView,
@@ -148,6 +152,58 @@ export function fakeDocument(name: string, data: string): DocumentAttachment {
     omitted_chars: 0,
     text: `[${name}: ${label}, 2 ${partName}s]\n--- ${partName} 1 ---\nFirst\n--- ${partName} 2 ---\nSecond\n`,
   };
+}
+
+/** The fake's MCP servers: kept in memory so adding, removing, switching and approving show. */
+let mcp: McpServersView = initialMcp();
+
+/** Puts the fake's MCP servers back as `MCP_SERVERS` (a test that changes them calls it first). */
+export function resetMcpFake(): void {
+  mcp = initialMcp();
+}
+
+function initialMcp(): McpServersView {
+  return {
+    servers: MCP_SERVERS.map((server) => ({ ...server })),
+    problems: [...MCP_PROBLEMS],
+  };
+}
+
+function mcpView(): McpServersView {
+  return { servers: mcp.servers.map((server) => ({ ...server })), problems: [...mcp.problems] };
+}
+
+function mcpServer(scope: string, name: string): McpServerView {
+  const found = mcp.servers.find((server) => server.scope === scope && server.name === name);
+  if (!found) throw commandError('mcp_server', `there is no MCP server "${name}"`);
+  return found;
+}
+
+/** What `add_mcp_server` keeps of a config: Rust's checks of the name, a user server, stopped. */
+function addedMcpServer(config: McpServerConfig): McpServersView {
+  if (!/^[A-Za-z0-9_-]{1,24}$/.test(config.name) || config.name.includes('__')) {
+    throw commandError('invalid_mcp_server', `invalid MCP server "${config.name}": bad name`);
+  }
+  const summary =
+    config.transport === 'stdio' ? [config.command, ...config.args].join(' ') : config.url;
+  const server: McpServerView = {
+    name: config.name,
+    scope: 'user',
+    transport: config.transport,
+    summary,
+    enabled: config.enabled,
+    status: 'stopped',
+    error: null,
+    tools_approved: 0,
+    tools_pending: 0,
+    start_ms: null,
+    calls: 0,
+    last_call_ms: null,
+    hash: `h-${config.name}`,
+  };
+  const others = mcp.servers.filter((s) => !(s.scope === 'user' && s.name === config.name));
+  mcp = { ...mcp, servers: [...others, server] };
+  return mcpView();
 }
 
 /** The default answers of the fake transport; a test changes one with `vi.mocked(ipc.x)`. */
@@ -407,6 +463,61 @@ export const ANSWERS: FakeAnswers = {
   get_settings: () => ({}) as Settings,
   save_settings: ({ settings }) => settings,
   add_custom_endpoint: () => KEYS,
+  mcp_servers: () => mcpView(),
+  add_mcp_server: ({ config }) => addedMcpServer(config),
+  remove_mcp_server: ({ name }) => {
+    mcpServer('user', name);
+    mcp = { ...mcp, servers: mcp.servers.filter((s) => !(s.scope === 'user' && s.name === name)) };
+    return mcpView();
+  },
+  set_mcp_server_enabled: ({ scope, name, enabled }) => {
+    const server = mcpServer(scope, name);
+    server.enabled = enabled;
+    if (server.status !== 'pending') server.status = 'stopped';
+    server.error = null;
+    return mcpView();
+  },
+  mcp_server_review: ({ name }) => {
+    const server = mcpServer('project', name);
+    return { name, definition: MCP_REPO_DEFINITION, diff: null, hash: server.hash };
+  },
+  approve_mcp_server: ({ name, hash }) => {
+    const server = mcpServer('project', name);
+    if (hash !== server.hash) {
+      throw commandError('mcp_not_approved', `the definition of "${name}" changed since it was shown`);
+    }
+    server.status = 'stopped';
+    return mcpView();
+  },
+  mcp_tools_review: ({ scope, name }) => {
+    const server = mcpServer(scope, name);
+    if (server.status === 'pending') {
+      throw commandError('mcp_not_approved', `the project's server "${name}" is not approved`);
+    }
+    const added = server.tools_approved === 0 ? [mcpTool(name, 'search')] : [];
+    server.status = 'running';
+    server.tools_pending = added.length;
+    return {
+      server: name,
+      scope,
+      added,
+      changed: [],
+      removed: [],
+      unchanged: [],
+      hash: `tools-${name}-${added.length}`,
+    };
+  },
+  approve_mcp_tools: ({ scope, name }) => {
+    const server = mcpServer(scope, name);
+    server.tools_approved += server.tools_pending;
+    server.tools_pending = 0;
+    return mcpView();
+  },
+  mcp_server_log: ({ scope, name }) => {
+    mcpServer(scope, name);
+    return [`[arbor] starting ${name}`, 'server listening on stdio'];
+  },
+  set_mcp_secret: () => undefined,
   clone_destination: () => '/home/me/.local/share/arbor/workspaces/owner/repo',
   clone_repository: () => ({ project: REPO, window: 'this' }),
   cancel_clone: () => undefined,
@@ -442,6 +553,7 @@ const NOT_IPC_FUNCTIONS = new Set(['ArborError', 'toArborError', 'setTransport']
 export function fakeIpc(original: Ipc): Ipc {
   listener = null;
   activityListener = null;
+  resetMcpFake();
   original.setTransport(FAKE_TRANSPORT);
   const fake: Record<string, unknown> = { ...original };
   for (const [name, value] of Object.entries(original)) {
@@ -1080,3 +1192,85 @@ export const REVIEW: WorktreeReview = {
     },
   ],
 };
+
+/** `repo`'s definition in `.mcp.json`, as the approval dialog shows it. */
+export const MCP_REPO_DEFINITION = JSON.stringify(
+  { name: 'repo', type: 'stdio', command: 'node', args: ['tools/mcp.js'], env: {} },
+  null,
+  2,
+);
+
+/** A project's MCP servers: one of the user's running, one of the user's failing, and the
+ * project's own waiting for its definition's approval. */
+export const MCP_SERVERS: McpServerView[] = [
+  {
+    name: 'github',
+    scope: 'user',
+    transport: 'http',
+    summary: 'https://api.githubcopilot.com/mcp/',
+    enabled: true,
+    status: 'running',
+    error: null,
+    tools_approved: 12,
+    tools_pending: 0,
+    start_ms: 420,
+    calls: 3,
+    last_call_ms: 180,
+    hash: 'h-github',
+  },
+  {
+    name: 'lint',
+    scope: 'user',
+    transport: 'stdio',
+    summary: 'npx -y @acme/lint-mcp --strict',
+    enabled: true,
+    status: 'error',
+    error: 'exited with status 1 before answering',
+    tools_approved: 2,
+    tools_pending: 0,
+    start_ms: null,
+    calls: 0,
+    last_call_ms: null,
+    hash: 'h-lint',
+  },
+  {
+    name: 'repo',
+    scope: 'project',
+    transport: 'stdio',
+    summary: 'node tools/mcp.js',
+    enabled: true,
+    status: 'pending',
+    error: null,
+    tools_approved: 0,
+    tools_pending: 0,
+    start_ms: null,
+    calls: 0,
+    last_call_ms: null,
+    hash: 'h-repo',
+  },
+];
+
+/** What was wrong with the fake project's `.mcp.json`. */
+export const MCP_PROBLEMS = [
+  'old: the legacy SSE transport is not supported: use the server\'s Streamable HTTP endpoint',
+];
+
+/** A tool of an MCP server as its review lists it. */
+export function mcpTool(server: string, name: string, diff: string | null = null): McpToolEntry {
+  const description = `Searches the ${server} repository.`;
+  return {
+    name,
+    offered_as: `mcp__${server}__${name}`,
+    description,
+    text: JSON.stringify(
+      {
+        name,
+        description,
+        inputSchema: { type: 'object', properties: { query: { type: 'string' } } },
+      },
+      null,
+      2,
+    ),
+    diff,
+  };
+}

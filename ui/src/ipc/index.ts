@@ -38,6 +38,11 @@ import type {
   FolderListing,
   KeyCheck,
   KeyStatusList,
+  McpScope,
+  McpServerConfig,
+  McpServerReview,
+  McpServersView,
+  McpToolsReview,
   Settings,
   ImageContent,
   ModelGroup,
@@ -429,6 +434,70 @@ export function addCustomEndpoint(
   key: string | null,
 ): Promise<KeyStatusList> {
   return command('add_custom_endpoint', { endpoint, key });
+}
+
+/** The project's MCP servers (the user's and its `.mcp.json`'s) with their status, and what
+ * was wrong with its `.mcp.json`. */
+export function mcpServers(): Promise<McpServersView> {
+  return command('mcp_servers');
+}
+
+/** Adds (or replaces, by name) one of the user's MCP servers, saved in the settings for every
+ * project; the new list. Fails with `invalid_mcp_server`, saying what is wrong. */
+export function addMcpServer(config: McpServerConfig): Promise<McpServersView> {
+  return command('add_mcp_server', { config });
+}
+
+/** Removes one of the user's MCP servers (and stops it); the new list. A project's servers are
+ * removed by editing its `.mcp.json`. */
+export function removeMcpServer(name: string): Promise<McpServersView> {
+  return command('remove_mcp_server', { name });
+}
+
+/** Switches an MCP server on or off (off: stopped, its tools not offered); the new list. */
+export function setMcpServerEnabled(
+  scope: McpScope,
+  name: string,
+  enabled: boolean,
+): Promise<McpServersView> {
+  return command('set_mcp_server_enabled', { scope, name, enabled });
+}
+
+/** A project server's definition as the user approves it (with the change since the last
+ * approval, when it changed). */
+export function mcpServerReview(name: string): Promise<McpServerReview> {
+  return command('mcp_server_review', { name });
+}
+
+/** Approves a project server's definition exactly as reviewed (`hash`); the new list. */
+export function approveMcpServer(name: string, hash: string): Promise<McpServersView> {
+  return command('approve_mcp_server', { name, hash });
+}
+
+/** Starts the server if needed (it may take seconds) and compares its tools with the approved
+ * ones: added, changed (with their diffs), removed, unchanged. */
+export function mcpToolsReview(scope: McpScope, name: string): Promise<McpToolsReview> {
+  return command('mcp_tools_review', { scope, name });
+}
+
+/** Approves a server's tools exactly as reviewed (`hash`): offered from the next request on. */
+export function approveMcpTools(
+  scope: McpScope,
+  name: string,
+  hash: string,
+): Promise<McpServersView> {
+  return command('approve_mcp_tools', { scope, name, hash });
+}
+
+/** A server's stderr and Arbor's lines about it (empty before it first started). */
+export function mcpServerLog(scope: McpScope, name: string): Promise<string[]> {
+  return command('mcp_server_log', { scope, name });
+}
+
+/** Keeps a secret a server definition names as `${keychain:NAME}` in the keychain; it crosses
+ * the bridge once and is never sent back. */
+export function setMcpSecret(name: string, value: string): Promise<void> {
+  return command('set_mcp_secret', { name, value });
 }
 
 /** Where a clone of `form` would go (the workspaces folder unless a destination is given). */

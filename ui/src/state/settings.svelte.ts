@@ -1,5 +1,6 @@
 // Whether the settings view is open, and on which provider's row; any window part can open it
 // (the gear buttons, Ctrl/Cmd+, and the model picker's "Set key").
+import type { McpStore } from './mcp.svelte';
 import type { PermissionStore } from './permissions.svelte';
 
 class SettingsDialog {
@@ -13,6 +14,11 @@ class SettingsDialog {
    * project view while it is open, `null` on the start view.
    */
   permissions = $state.raw<PermissionStore | null>(null);
+  /**
+   * The window's project MCP servers, which the view's "MCP servers" section shows: set by the
+   * project view while it is open, `null` on the start view.
+   */
+  mcp = $state.raw<McpStore | null>(null);
 
   show(provider: string | null = null) {
     this.focus = provider;

@@ -462,17 +462,9 @@ impl ArborApp {
     ) -> Result<LiveSession, AppError> {
         let mut session = LiveSession::start(config)?;
         session.compaction.threshold_percent = self.settings().compact_at_percent;
+        session.set_mcp_hub(self.mcp_hub());
         if let Some(start) = start {
             session.connect_store(self.session_store()?, start)?;
-            let project = self.main_project(&session.cwd)?;
-            let source = crate::mcp_session::McpSource::new(
-                self.mcp_hub(),
-                &self.data_dir,
-                &session.cwd,
-                project.id,
-                self.session_store()?,
-            );
-            session.tools.set_mcp(&session.agent, source);
         }
         Ok(session)
     }

@@ -102,6 +102,9 @@ pub struct LiveSession {
     pub(crate) compaction: CompactionSettings,
     /// Plan mode's saved mode and prompt (`plan_mode.rs`).
     pub(crate) plan: crate::plan_mode::PlanMode,
+    /// The MCP servers whose approved tools this session offers once stored
+    /// ([`LiveSession::set_mcp_hub`]).
+    mcp_hub: Option<Arc<arbor_mcp::McpHub>>,
 }
 
 impl std::fmt::Debug for LiveSession {
@@ -206,6 +209,7 @@ impl LiveSession {
             tools: crate::model_tools::SessionTools::default(),
             file_index: std::sync::OnceLock::new(),
             plan: crate::plan_mode::PlanMode::default(),
+            mcp_hub: None,
             compaction: CompactionSettings::default(),
         };
         session.tools.set_builtins(&session.agent, tools);
@@ -268,8 +272,22 @@ impl LiveSession {
             );
         }
         self.permissions.save_rules_in(&recorder);
+        if let Some(hub) = &self.mcp_hub {
+            if let Some(source) =
+                crate::mcp_session::McpSource::for_recorder(hub.clone(), &recorder, &self.cwd)
+            {
+                self.tools.set_mcp(&self.agent, source);
+            }
+        }
         self.recorder = Some(recorder);
         Ok(())
+    }
+
+    /// Offers the approved tools of the project's MCP servers (run by `hub`) once the session
+    /// is stored: call before [`LiveSession::connect_store`]. A session that is not stored
+    /// offers none (nowhere to keep what was approved).
+    pub fn set_mcp_hub(&mut self, hub: Arc<arbor_mcp::McpHub>) {
+        self.mcp_hub = Some(hub);
     }
 
     /// Sends every event of this session to `sink`, as one stream: the agent's events, and the

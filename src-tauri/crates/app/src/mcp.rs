@@ -168,18 +168,26 @@ fn tool_entry(server: &str, tool: &RemoteTool, diff: Option<String>) -> McpToolE
     }
 }
 
+/// A hub whose servers take secrets from `keys`' keychain and get `tool_environment`'s
+/// scrubbed environment (a front end without an [`ArborApp`], like the CLI's session, makes
+/// its own and stops it when done).
+pub fn new_hub(
+    keys: &crate::ProviderKeys,
+    tool_environment: arbor_coding::secrets::ToolEnvironment,
+) -> Arc<McpHub> {
+    Arc::new(McpHub::new(
+        keys.secret_store(),
+        tool_environment,
+        arbor_coding::secrets::Redactor::new(),
+        HubLimits::default(),
+    ))
+}
+
 impl ArborApp {
     /// The app's running servers (made on first use; nothing starts until needed).
     pub fn mcp_hub(&self) -> Arc<McpHub> {
         self.mcp
-            .get_or_init(|| {
-                Arc::new(McpHub::new(
-                    self.keys.secret_store(),
-                    self.tool_environment(&[]),
-                    arbor_coding::secrets::Redactor::new(),
-                    HubLimits::default(),
-                ))
-            })
+            .get_or_init(|| new_hub(&self.keys, self.tool_environment(&[])))
             .clone()
     }
 
@@ -458,6 +466,26 @@ impl ArborApp {
             .existing(&hub_key(root, scope, name))
             .map(|slot| slot.log())
             .unwrap_or_default()
+    }
+
+    /// Keeps `value` in the keychain as the secret a definition names `${keychain:NAME}`.
+    pub fn set_mcp_secret(&self, name: &str, value: &str) -> Result<(), AppError> {
+        arbor_mcp::definition::check_name(name).map_err(|_| McpError::InvalidServer {
+            name: name.to_owned(),
+            why: "a secret's name has only letters, digits, '-' and '_'".into(),
+        })?;
+        let secret = arbor_coding::secrets::Secret::new(value.to_owned()).ok_or_else(|| {
+            McpError::InvalidServer {
+                name: name.to_owned(),
+                why: "the secret is empty".into(),
+            }
+        })?;
+        secret.validate().map_err(McpError::from)?;
+        self.keys
+            .secret_store()
+            .set(&arbor_mcp::environment::keychain_account(name), &secret)
+            .map_err(McpError::from)?;
+        Ok(())
     }
 
     /// Stops every server (the app is closing).

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use arbor_agent::AgentTool;
+use arbor_coding::SessionRecorder;
 use arbor_mcp::{tool_hash, McpHub, McpTool};
 use arbor_store::Store;
 
@@ -26,20 +27,28 @@ pub(crate) struct McpSource {
 }
 
 impl McpSource {
-    pub(crate) fn new(
+    /// The source of a session stored by `recorder`, working in `root`: approvals are kept
+    /// under the project (a worktree's main project), read through a connection of its own.
+    pub(crate) fn for_recorder(
         hub: Arc<McpHub>,
-        data_dir: &Path,
+        recorder: &SessionRecorder,
         root: &Path,
-        project_id: String,
-        store: Store,
-    ) -> Self {
-        Self {
-            hub,
-            data_dir: data_dir.to_owned(),
-            root: root.to_owned(),
-            project_id,
-            store: Mutex::new(store),
-        }
+    ) -> Option<Self> {
+        let project = recorder.project();
+        recorder.with_store(|store| {
+            let data_dir = store.path().parent()?.to_owned();
+            let project_id = match store.worktree_of_project(&project.id).ok()? {
+                Some(worktree) => worktree.main_project_id,
+                None => project.id.clone(),
+            };
+            Some(Self {
+                hub,
+                data_dir,
+                root: root.to_owned(),
+                project_id,
+                store: Mutex::new(store.open_another().ok()?),
+            })
+        })
     }
 
     /// The approved tools of the usable servers. A server whose configuration cannot be read

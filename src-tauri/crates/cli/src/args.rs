@@ -325,6 +325,12 @@ pub enum Command {
     Merge { name: Option<String> },
     /// Push a worktree's branch to origin over HTTPS (the GitHub token only to its host).
     Push { name: Option<String> },
+    /// MCP servers: list, add, remove, enable, disable, approve (a project's definition and a
+    /// server's tools), log, secret.
+    Mcp {
+        #[command(subcommand)]
+        action: Option<crate::mcp::McpAction>,
+    },
     /// Manage API keys in the OS keychain (and the GitHub token, account `github`).
     Auth {
         #[command(subcommand)]

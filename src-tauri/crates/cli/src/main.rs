@@ -14,6 +14,7 @@ mod interactive;
 mod interactive_tree;
 mod json_mode;
 mod jsonl;
+mod mcp;
 mod models;
 mod permissions;
 mod print_mode;
@@ -132,6 +133,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Auth { action }) => return auth::run(&data_dir, action),
+        Some(Command::Mcp { action }) => {
+            let cwd = std::env::current_dir()?;
+            return mcp::run(
+                &data_dir,
+                &cwd,
+                action.as_ref(),
+                &mut std::io::stdout().lock(),
+            );
+        }
         Some(Command::Doctor) => return doctor::run(&data_dir, &mut std::io::stdout().lock()),
         Some(Command::Permissions {
             action,
@@ -268,6 +278,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut pass_through = settings.tool_env_pass_through.clone();
     pass_through.extend(cli.agent.pass_env.iter().cloned());
     let tool_environment = arbor_app::tool_environment(&catalog, &keys, &pass_through);
+    let mcp_environment = tool_environment.clone();
     // One connection to the database for the whole run (permissions, then the session).
     let stored = stored::open(&cli.sessions, &data_dir)?;
     let permissions = match &stored {
@@ -292,6 +303,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Err(arbor_app::AppError::Tools(error)) => return usage(&error.to_string()),
             Err(error) => return Err(error.into()),
         };
+        // The project's MCP servers (their approved tools), started at a tool's first call and
+        // stopped when this run ends.
+        let mcp_hub = arbor_app::mcp::new_hub(&keys, mcp_environment);
+        session.set_mcp_hub(mcp_hub.clone());
         stored::connect(&mut session, &cli.sessions, stored)?;
         // A person answers permission requests in the interactive mode and over RPC; `-p` and
         // JSON refuse what would need one, saying what would allow it.
@@ -301,14 +316,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             base: cli.model.clone(),
             keys,
         };
-        match cli.mode {
+        let outcome = match cli.mode {
             Mode::Json => json_mode::run(session, prompts).await,
             Mode::Rpc => rpc_mode::run(session, resolver).await,
             Mode::Text if interactive => {
                 interactive::run(session, resolver, data_dir.join("history.txt")).await
             }
             Mode::Text => print_mode::run(session, prompts).await,
-        }
+        };
+        mcp_hub.stop_all().await;
+        outcome
     })
 }
 

@@ -201,6 +201,11 @@ impl ServerSlot {
         &self.definition
     }
 
+    /// Cleans text of the secrets the servers' definitions expanded (and any added).
+    pub fn redactor(&self) -> &Redactor {
+        &self.shared.redactor
+    }
+
     pub fn status(&self) -> ServerStatus {
         lock(&self.status).clone()
     }

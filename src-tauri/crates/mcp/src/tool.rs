@@ -118,7 +118,24 @@ impl AgentTool for McpTool {
             .call(&self.tool, arguments, &context.cancel)
             .await
             .map_err(Self::refuse)?;
-        crate::result::tool_output(&result)
+        // A server's own secrets (its `${keychain:…}` values) never reach the model.
+        let redactor = self.server.redactor();
+        let clean = |text: String| redactor.text(&text).into_owned();
+        match crate::result::tool_output(&result) {
+            Ok(mut output) => {
+                for part in &mut output.content {
+                    if let arbor_llm::UserContent::Text(text) = part {
+                        text.text = clean(std::mem::take(&mut text.text));
+                    }
+                }
+                Ok(output)
+            }
+            Err(ToolError::RespondToModel { message, details }) => Err(ToolError::RespondToModel {
+                message: clean(message),
+                details,
+            }),
+            Err(other) => Err(other),
+        }
     }
 }
 

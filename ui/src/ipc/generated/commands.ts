@@ -17,6 +17,11 @@ import type { FolderListing } from './FolderListing';
 import type { ImageContent } from './ImageContent';
 import type { KeyCheck } from './KeyCheck';
 import type { KeyStatusList } from './KeyStatusList';
+import type { McpScope } from './McpScope';
+import type { McpServerConfig } from './McpServerConfig';
+import type { McpServerReview } from './McpServerReview';
+import type { McpServersView } from './McpServersView';
+import type { McpToolsReview } from './McpToolsReview';
 import type { MergeOutcome } from './MergeOutcome';
 import type { ModelGroup } from './ModelGroup';
 import type { NodeDiff } from './NodeDiff';
@@ -142,6 +147,16 @@ export interface Commands {
   get_settings: { args: Record<never, never>; response: Settings };
   save_settings: { args: { settings: Settings }; response: Settings };
   add_custom_endpoint: { args: { endpoint: CustomEndpoint; key: string | null }; response: KeyStatusList };
+  mcp_servers: { args: Record<never, never>; response: McpServersView };
+  add_mcp_server: { args: { config: McpServerConfig }; response: McpServersView };
+  remove_mcp_server: { args: { name: string }; response: McpServersView };
+  set_mcp_server_enabled: { args: { scope: McpScope; name: string; enabled: boolean }; response: McpServersView };
+  mcp_server_review: { args: { name: string }; response: McpServerReview };
+  approve_mcp_server: { args: { name: string; hash: string }; response: McpServersView };
+  mcp_tools_review: { args: { scope: McpScope; name: string }; response: McpToolsReview };
+  approve_mcp_tools: { args: { scope: McpScope; name: string; hash: string }; response: McpServersView };
+  mcp_server_log: { args: { scope: McpScope; name: string }; response: Array<string> };
+  set_mcp_secret: { args: { name: string; value: string }; response: void };
   clone_destination: { args: { form: CloneForm }; response: string };
   clone_repository: { args: { form: CloneForm; progress: Channel<CloneProgress> }; response: OpenedProject };
   cancel_clone: { args: Record<never, never>; response: void };
@@ -237,6 +252,16 @@ export const COMMAND_NAMES = [
   'get_settings',
   'save_settings',
   'add_custom_endpoint',
+  'mcp_servers',
+  'add_mcp_server',
+  'remove_mcp_server',
+  'set_mcp_server_enabled',
+  'mcp_server_review',
+  'approve_mcp_server',
+  'mcp_tools_review',
+  'approve_mcp_tools',
+  'mcp_server_log',
+  'set_mcp_secret',
   'clone_destination',
   'clone_repository',
   'cancel_clone',

@@ -14,6 +14,7 @@ mod clone;
 mod code_state;
 mod compaction;
 mod interactive;
+mod mcp;
 mod nothing_lost;
 mod permissions;
 mod print_mode;

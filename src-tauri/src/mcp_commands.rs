@@ -1,0 +1,137 @@
+//! Tauri commands of the settings' MCP servers section and its approval dialog: the project's
+//! servers with status, adding and removing the user's, switching one off, approving a
+//! project's server definition and a server's tools after their review, a server's log, and a
+//! secret a definition names (`${keychain:NAME}`), written once into the keychain and never
+//! sent back. The window's project decides which `.mcp.json` is read.
+
+use std::path::PathBuf;
+
+use arbor_app::blocking;
+use arbor_app::views::mcp::{
+    McpScope, McpServerConfig, McpServerReview, McpServersView, McpToolsReview,
+};
+use tauri::{State, Window};
+
+use crate::error::CommandError;
+use crate::state::DesktopState;
+
+type Result<T> = std::result::Result<T, CommandError>;
+
+fn project_root(state: &State<'_, DesktopState>, window: &Window) -> Result<PathBuf> {
+    Ok(PathBuf::from(state.project(window.label())?.path))
+}
+
+/// The window's project's servers (the user's and its `.mcp.json`'s), with status.
+#[tauri::command]
+pub async fn mcp_servers(window: Window, state: State<'_, DesktopState>) -> Result<McpServersView> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    Ok(blocking(move || arbor.mcp_servers(&root)).await??)
+}
+
+/// Adds (or replaces) one of the user's servers.
+#[tauri::command]
+pub async fn add_mcp_server(
+    window: Window,
+    state: State<'_, DesktopState>,
+    config: McpServerConfig,
+) -> Result<McpServersView> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    Ok(blocking(move || arbor.add_mcp_server(&root, config)).await??)
+}
+
+/// Removes one of the user's servers (and stops it).
+#[tauri::command]
+pub async fn remove_mcp_server(
+    window: Window,
+    state: State<'_, DesktopState>,
+    name: String,
+) -> Result<McpServersView> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    Ok(arbor.remove_mcp_server(&root, &name).await?)
+}
+
+/// Switches a server on or off.
+#[tauri::command]
+pub async fn set_mcp_server_enabled(
+    window: Window,
+    state: State<'_, DesktopState>,
+    scope: McpScope,
+    name: String,
+    enabled: bool,
+) -> Result<McpServersView> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    Ok(arbor
+        .set_mcp_server_enabled(&root, scope, &name, enabled)
+        .await?)
+}
+
+/// A project server's definition as the approval dialog shows it.
+#[tauri::command]
+pub async fn mcp_server_review(
+    window: Window,
+    state: State<'_, DesktopState>,
+    name: String,
+) -> Result<McpServerReview> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    Ok(blocking(move || arbor.mcp_server_review(&root, &name)).await??)
+}
+
+/// Approves the project server whose definition hashes to `hash`.
+#[tauri::command]
+pub async fn approve_mcp_server(
+    window: Window,
+    state: State<'_, DesktopState>,
+    name: String,
+    hash: String,
+) -> Result<McpServersView> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    Ok(blocking(move || arbor.approve_mcp_server(&root, &name, &hash)).await??)
+}
+
+/// Starts the server if needed; its tools against the approved ones.
+#[tauri::command]
+pub async fn mcp_tools_review(
+    window: Window,
+    state: State<'_, DesktopState>,
+    scope: McpScope,
+    name: String,
+) -> Result<McpToolsReview> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    Ok(arbor.mcp_tools_review(&root, scope, &name).await?)
+}
+
+/// Approves the server's tools exactly as reviewed (`hash`).
+#[tauri::command]
+pub async fn approve_mcp_tools(
+    window: Window,
+    state: State<'_, DesktopState>,
+    scope: McpScope,
+    name: String,
+    hash: String,
+) -> Result<McpServersView> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    Ok(arbor.approve_mcp_tools(&root, scope, &name, &hash).await?)
+}
+
+/// A server's stderr and Arbor's lines about it.
+#[tauri::command]
+pub async fn mcp_server_log(
+    window: Window,
+    state: State<'_, DesktopState>,
+    scope: McpScope,
+    name: String,
+) -> Result<Vec<String>> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    Ok(arbor.mcp_server_log(&root, scope, &name))
+}
+
+/// Keeps a secret a server definition names as `${keychain:NAME}`.
+#[tauri::command]
+pub async fn set_mcp_secret(
+    state: State<'_, DesktopState>,
+    name: String,
+    value: String,
+) -> Result<()> {
+    let arbor = state.app()?;
+    Ok(blocking(move || arbor.set_mcp_secret(&name, &value)).await??)
+}
