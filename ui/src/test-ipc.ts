@@ -155,11 +155,16 @@ export function fakeDocument(name: string, data: string): DocumentAttachment {
 }
 
 /** The fake's MCP servers: kept in memory so adding, removing, switching and approving show. */
-let mcp: McpServersView = initialMcp();
+let mcpState: McpServersView | null = null;
+
+/** The fake's MCP servers now (`MCP_SERVERS` until something changes them). */
+function mcpNow(): McpServersView {
+  return (mcpState ??= initialMcp());
+}
 
 /** Puts the fake's MCP servers back as `MCP_SERVERS` (a test that changes them calls it first). */
 export function resetMcpFake(): void {
-  mcp = initialMcp();
+  mcpState = null;
 }
 
 function initialMcp(): McpServersView {
@@ -170,11 +175,12 @@ function initialMcp(): McpServersView {
 }
 
 function mcpView(): McpServersView {
+  const mcp = mcpNow();
   return { servers: mcp.servers.map((server) => ({ ...server })), problems: [...mcp.problems] };
 }
 
 function mcpServer(scope: string, name: string): McpServerView {
-  const found = mcp.servers.find((server) => server.scope === scope && server.name === name);
+  const found = mcpNow().servers.find((server) => server.scope === scope && server.name === name);
   if (!found) throw commandError('mcp_server', `there is no MCP server "${name}"`);
   return found;
 }
@@ -201,8 +207,9 @@ function addedMcpServer(config: McpServerConfig): McpServersView {
     last_call_ms: null,
     hash: `h-${config.name}`,
   };
+  const mcp = mcpNow();
   const others = mcp.servers.filter((s) => !(s.scope === 'user' && s.name === config.name));
-  mcp = { ...mcp, servers: [...others, server] };
+  mcpState = { ...mcp, servers: [...others, server] };
   return mcpView();
 }
 
@@ -467,7 +474,11 @@ export const ANSWERS: FakeAnswers = {
   add_mcp_server: ({ config }) => addedMcpServer(config),
   remove_mcp_server: ({ name }) => {
     mcpServer('user', name);
-    mcp = { ...mcp, servers: mcp.servers.filter((s) => !(s.scope === 'user' && s.name === name)) };
+    const mcp = mcpNow();
+    mcpState = {
+      ...mcp,
+      servers: mcp.servers.filter((s) => !(s.scope === 'user' && s.name === name)),
+    };
     return mcpView();
   },
   set_mcp_server_enabled: ({ scope, name, enabled }) => {
@@ -484,7 +495,10 @@ export const ANSWERS: FakeAnswers = {
   approve_mcp_server: ({ name, hash }) => {
     const server = mcpServer('project', name);
     if (hash !== server.hash) {
-      throw commandError('mcp_not_approved', `the definition of "${name}" changed since it was shown`);
+      throw commandError(
+        'mcp_not_approved',
+        `the definition of "${name}" changed since it was shown`,
+      );
     }
     server.status = 'stopped';
     return mcpView();
@@ -1252,7 +1266,7 @@ export const MCP_SERVERS: McpServerView[] = [
 
 /** What was wrong with the fake project's `.mcp.json`. */
 export const MCP_PROBLEMS = [
-  'old: the legacy SSE transport is not supported: use the server\'s Streamable HTTP endpoint',
+  "old: the legacy SSE transport is not supported: use the server's Streamable HTTP endpoint",
 ];
 
 /** A tool of an MCP server as its review lists it. */

@@ -107,7 +107,8 @@ export function parseArgs(text: string): { args: string[] } | { error: string } 
       else current += char;
     } else if (quote === '"') {
       if (char === '"') quote = null;
-      else if (char === '\\' && (chars[i + 1] === '"' || chars[i + 1] === '\\')) current += chars[++i];
+      else if (char === '\\' && (chars[i + 1] === '"' || chars[i + 1] === '\\'))
+        current += chars[++i];
       else current += char;
     } else if (char === "'" || char === '"') {
       quote = char;
@@ -255,7 +256,12 @@ export interface McpApprovalState {
   error: { code: string; message: string } | null;
 }
 
-export const EMPTY_APPROVAL: McpApprovalState = { shown: null, queue: [], busy: false, error: null };
+export const EMPTY_APPROVAL: McpApprovalState = {
+  shown: null,
+  queue: [],
+  busy: false,
+  error: null,
+};
 
 export type McpApprovalAction =
   /** Review a server: its definition (`server`) or its tools. */

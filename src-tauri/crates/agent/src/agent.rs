@@ -172,6 +172,11 @@ impl Agent {
         self.shared.state().clone()
     }
 
+    /// The context window of the model in use, in tokens (without copying the state).
+    pub fn context_window(&self) -> u32 {
+        self.shared.state().model.context_window
+    }
+
     /// A copy of the conversation.
     pub fn messages(&self) -> Vec<AgentMessage> {
         self.shared.state().messages.clone()

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use arbor_agent::AgentTool;
 use arbor_coding::SessionRecorder;
+use arbor_mcp::search::{schema_tokens, LoadedTools, ToolSearch, DEFAULT_SHARE_PERCENT};
 use arbor_mcp::{tool_hash, McpHub, McpTool};
 use arbor_store::Store;
 
@@ -24,6 +25,10 @@ pub(crate) struct McpSource {
     /// The project approvals are kept under (a worktree's main project).
     project_id: String,
     store: Mutex<Store>,
+    /// The tools the model found with the search tool (offered although schemas are many).
+    loaded: LoadedTools,
+    /// Offers the session's tools again (set by `SessionTools::set_mcp`).
+    pub(crate) on_load: std::sync::OnceLock<Arc<dyn Fn() + Send + Sync>>,
 }
 
 impl McpSource {
@@ -47,19 +52,55 @@ impl McpSource {
                 root: root.to_owned(),
                 project_id,
                 store: Mutex::new(store.open_another().ok()?),
+                loaded: LoadedTools::default(),
+                on_load: std::sync::OnceLock::new(),
             })
         })
     }
 
-    /// The approved tools of the usable servers. A server whose configuration cannot be read
-    /// offers nothing (it is shown with its problem in the settings).
-    pub(crate) fn offered(&self) -> Vec<Arc<dyn AgentTool>> {
+    /// The approved tools of the usable servers — or, when their definitions would take more
+    /// than the settings' share (default [`DEFAULT_SHARE_PERCENT`] %) of `context_window`, the search tool and the tools the
+    /// model found with it.
+    pub(crate) fn offered(&self, context_window: u32) -> Vec<Arc<dyn AgentTool>> {
+        let (all, servers, percent) = self.approved();
+        let budget = context_window as usize * percent / 100;
+        if all.is_empty() || context_window == 0 || schema_tokens(&all) <= budget {
+            return all;
+        }
+        let on_load = self
+            .on_load
+            .get()
+            .cloned()
+            .unwrap_or_else(|| Arc::new(|| {}));
+        let specs = all.iter().map(|t| t.spec().clone()).collect();
+        let search: Arc<dyn AgentTool> = Arc::new(ToolSearch::new(
+            specs,
+            &servers,
+            self.loaded.clone(),
+            on_load,
+        ));
+        std::iter::once(search)
+            .chain(
+                all.into_iter()
+                    .filter(|t| self.loaded.contains(&t.spec().name)),
+            )
+            .collect()
+    }
+
+    /// The approved tools of the usable servers, and those servers' names. A server whose
+    /// configuration cannot be read offers nothing (it is shown with its problem in the
+    /// settings).
+    fn approved(&self) -> (Vec<Arc<dyn AgentTool>>, Vec<String>, usize) {
         let settings = Settings::load(&self.data_dir).unwrap_or_default();
+        let percent = settings
+            .mcp_search_at_percent
+            .map_or(DEFAULT_SHARE_PERCENT as usize, usize::from);
         let store = self.store.lock().unwrap_or_else(|p| p.into_inner());
         let Ok((servers, _)) = entries(&settings, &store, &self.root, &self.project_id) else {
-            return Vec::new();
+            return (Vec::new(), Vec::new(), percent);
         };
         let mut tools: Vec<Arc<dyn AgentTool>> = Vec::new();
+        let mut names = Vec::new();
         for entry in servers.into_iter().filter(|e| e.usable()) {
             let name = &entry.definition.name;
             let Ok(approved) =
@@ -70,6 +111,7 @@ impl McpSource {
             if approved.is_empty() {
                 continue;
             }
+            names.push(name.clone());
             let slot = self.hub.server(
                 &hub_key(&self.root, entry.scope, name),
                 &entry.definition,
@@ -88,6 +130,6 @@ impl McpSource {
                 }
             }
         }
-        tools
+        (tools, names, percent)
     }
 }

@@ -83,7 +83,10 @@ impl SessionTools {
             .map(|toolbox| toolbox.offered())
             .unwrap_or_default()
             .into_iter()
-            .chain(mcp.map(|mcp| mcp.offered()).unwrap_or_default());
+            .chain(
+                mcp.map(|mcp| mcp.offered(agent.context_window()))
+                    .unwrap_or_default(),
+            );
         for tool in offered {
             tools.push(match &redactor {
                 Some(redactor) => RedactingTool::wrap(tool, redactor.clone()),
@@ -96,6 +99,14 @@ impl SessionTools {
     /// Connects the project's MCP servers: their approved tools are offered from the next
     /// [`SessionTools::install`].
     pub(crate) fn set_mcp(&self, agent: &Agent, source: crate::mcp_session::McpSource) {
+        // Tools the model finds with the MCP search tool are offered from its next step. (A
+        // weak handle: the source lives in these tools, which must not keep themselves alive.)
+        let (weak, agent_for_loads) = (Arc::downgrade(&self.inner), agent.clone());
+        let _ = source.on_load.set(Arc::new(move || {
+            if let Some(inner) = weak.upgrade() {
+                SessionTools { inner }.install(&agent_for_loads);
+            }
+        }));
         self.lock().mcp = Some(Arc::new(source));
         self.install(agent);
     }

@@ -72,6 +72,13 @@ impl SettingsFile for Settings {
 
     fn validate(&self) -> Result<(), SettingsError> {
         crate::mcp::validate_configs(&self.mcp_servers)?;
+        if let Some(percent) = self.mcp_search_at_percent {
+            if !(1..=100).contains(&percent) {
+                return Err(SettingsError::Value(format!(
+                    "MCP search starts at {percent} %: give 1 to 100"
+                )));
+            }
+        }
         for name in &self.tool_env_pass_through {
             let valid = !name.is_empty()
                 && !name.starts_with(|c: char| c.is_ascii_digit())

@@ -11,6 +11,8 @@
 //! - [`pins`]: tools pinned to a hash; what changed since approval, as a diff.
 //! - [`tool`]: an approved tool as the agent offers it (`mcp__<server>__<tool>`), checked
 //!   against its pin before every call; [`result`]: its answer as the model reads it, capped.
+//! - [`search`]: when the tools' schemas would take more than a share of the context, a
+//!   search tool offered instead, whose finds are offered from the model's next step.
 //!
 //! Knows nothing of the store or the settings: `arbor-app` keeps the definitions, the
 //! approvals and the pins, and asks this crate to run them.
@@ -23,6 +25,7 @@ pub mod hub;
 pub mod log;
 pub mod pins;
 pub mod result;
+pub mod search;
 pub mod tool;
 
 pub use connection::RemoteTool;

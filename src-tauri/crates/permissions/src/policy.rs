@@ -367,9 +367,20 @@ impl Policy {
                 rule: found.map(|r| r.rule.to_string()),
                 why,
             }],
-            always_rule: (verdict == RuleEffect::Ask && found.is_none()).then(|| name.to_owned()),
+            always_rule: (verdict == RuleEffect::Ask && found.is_none())
+                .then(|| always_tool_rule(name)),
         }
     }
+}
+
+/// The rule "Always allow" saves for a tool: `Mcp(server:tool)` for an MCP server's tool (the
+/// form people write), the tool's name for any other.
+fn always_tool_rule(name: &str) -> String {
+    name.strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__"))
+        .map(|(server, tool)| format!("Mcp({server}:{tool})"))
+        .filter(|rule| crate::rule::Rule::parse(rule).is_ok_and(|r| r.matches_tool(name)))
+        .unwrap_or_else(|| name.to_owned())
 }
 
 /// Tools that change nothing the user has: `create_tool` only proposes (the user approves in

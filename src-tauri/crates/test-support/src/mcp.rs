@@ -26,3 +26,40 @@ pub fn npm_server(bin: &str) -> PathBuf {
     );
     path
 }
+
+/// `count` tools for the mock server's `MOCK_MCP_TOOLS` file, sized like a real server's (a
+/// paragraph of description and a schema of six parameters, about 500 tokens each, as GitHub's
+/// server's tools are): `<prefix>_<i>` named, each answering as `echo` does only when named
+/// `echo`. For measuring what many servers' schemas cost a request.
+pub fn many_tools(prefix: &str, count: usize) -> serde_json::Value {
+    let tools: Vec<serde_json::Value> = (0..count)
+        .map(|i| {
+            let description = format!(
+                "{prefix} operation number {i}. Reads or changes records of the {prefix} service: \
+                 give the owner and the name of the collection, an optional filter and the page \
+                 to read. Answers the matching records as JSON, newest first, with their ids, \
+                 titles, states, labels, authors and the times they were created and last \
+                 changed. Use it when the user asks about {prefix} records; prefer a filter to \
+                 reading every page. Errors say which argument was wrong and what to give instead."
+            );
+            let field = |what: &str| serde_json::json!({"type": "string", "description": format!("The {what} of the {prefix} record set, as the service names it")});
+            serde_json::json!({
+                "name": format!("{prefix}_{i}"),
+                "description": description,
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "owner": field("owner"),
+                        "collection": field("collection"),
+                        "filter": field("filter"),
+                        "state": {"type": "string", "enum": ["open", "closed", "all"], "description": "Which records"},
+                        "page": {"type": "integer", "minimum": 1, "description": "The page, from 1"},
+                        "per_page": {"type": "integer", "minimum": 1, "maximum": 100, "description": "Records per page"}
+                    },
+                    "required": ["owner", "collection"]
+                }
+            })
+        })
+        .collect();
+    serde_json::Value::Array(tools)
+}

@@ -347,3 +347,89 @@ async fn bad_server_definitions_are_refused_with_what_to_fix() {
         "nothing half-saved"
     );
 }
+
+/// Five servers of twenty tools each, approved (as `arbor mcp approve` would).
+async fn five_servers(setup: &Setup) {
+    let root = setup.project.path();
+    for prefix in ["alpha", "beta", "gamma", "delta", "epsilon"] {
+        let file = root.join(format!("{prefix}.json"));
+        std::fs::write(
+            &file,
+            arbor_test_support::mcp::many_tools(prefix, 20).to_string(),
+        )
+        .unwrap();
+        setup
+            .app
+            .add_mcp_server(root, mock_server(prefix, Some(&file)))
+            .unwrap();
+        let review = setup
+            .app
+            .mcp_tools_review(root, McpScope::User, prefix)
+            .await
+            .unwrap();
+        assert_eq!(review.added.len(), 20);
+        setup
+            .app
+            .approve_mcp_tools(root, McpScope::User, prefix, &review.hash)
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn many_servers_schemas_give_way_to_a_search_whose_finds_are_offered_next() {
+    let script = Script::new()
+        .turn(Turn::stream().tool_call(
+            "mcp_tool_search",
+            json!({"query": "beta operation", "limit": 2}),
+        ))
+        .turn(Turn::stream().tool_call(
+            "mcp__beta__beta_1",
+            json!({"owner": "o", "collection": "c"}),
+        ))
+        .turn(Turn::text("Found it."))
+        .turn(Turn::text("All of them."));
+    let setup = Setup::new(script).await;
+    five_servers(&setup).await;
+
+    let searching = session(&setup, &["Mcp(beta:*)"]);
+    live::run(&searching, "find a beta tool").await;
+    let requests = setup.mock.requests();
+    let first = offered(requests[0].body.as_ref().unwrap());
+    assert!(first.contains(&"mcp_tool_search".to_owned()), "{first:?}");
+    assert!(!first.iter().any(|t| t.starts_with("mcp__")), "{first:?}");
+    let second = offered(requests[1].body.as_ref().unwrap());
+    assert!(
+        second.contains(&"mcp__beta__beta_0".to_owned())
+            && second.contains(&"mcp__beta__beta_1".to_owned()),
+        "{second:?}"
+    );
+    assert_eq!(second.iter().filter(|t| t.starts_with("mcp__")).count(), 2);
+    let results = tool_results(requests[2].body.as_ref().unwrap());
+    assert!(
+        results.iter().any(|r| r.contains("no tool beta_1")),
+        "the found tool was called on its server: {results:?}"
+    );
+
+    // With the share at 100 %, every schema is offered whole: the request is many times larger.
+    let mut settings = setup.app.settings();
+    settings.mcp_search_at_percent = Some(100);
+    setup.app.save_settings(settings).unwrap();
+    let whole = session(&setup, &[]);
+    live::run(&whole, "all tools").await;
+    let requests = setup.mock.requests();
+    let all = offered(requests[3].body.as_ref().unwrap());
+    assert_eq!(all.iter().filter(|t| t.starts_with("mcp__")).count(), 100);
+    let size = |i: usize| {
+        serde_json::to_string(&requests[i].body.as_ref().unwrap()["tools"])
+            .unwrap()
+            .len()
+    };
+    assert!(
+        size(0) * 10 < size(3),
+        "search {} bytes of tools, whole {}",
+        size(0),
+        size(3)
+    );
+    setup.app.stop_mcp_servers().await;
+}

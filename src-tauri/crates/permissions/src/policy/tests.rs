@@ -259,12 +259,35 @@ fn other_tools_follow_their_rules_and_mcp_asks() {
         p.evaluate(&Action::Tool { name: "js".into() }).verdict,
         RuleEffect::Deny
     );
+    let mcp = p.evaluate(&Action::Tool {
+        name: "mcp__gh__create-issue".into(),
+    });
+    assert_eq!(mcp.verdict, RuleEffect::Ask);
+    assert_eq!(mcp.always_rule.as_deref(), Some("Mcp(gh:create-issue)"));
+    let allowed = policy(
+        PermissionMode::Workspace,
+        &[("Mcp(gh:create-issue)", RuleEffect::Allow)],
+    );
     assert_eq!(
-        p.evaluate(&Action::Tool {
-            name: "mcp__gh__x".into()
-        })
-        .verdict,
-        RuleEffect::Ask
+        allowed
+            .evaluate(&Action::Tool {
+                name: "mcp__gh__create-issue".into()
+            })
+            .verdict,
+        RuleEffect::Allow,
+        "the saved rule covers the call it was saved from"
+    );
+    let whole = policy(
+        PermissionMode::Workspace,
+        &[("Mcp(gh:*)", RuleEffect::Allow)],
+    );
+    assert_eq!(
+        whole
+            .evaluate(&Action::Tool {
+                name: "mcp__gh__x".into()
+            })
+            .verdict,
+        RuleEffect::Allow
     );
     assert_eq!(
         p.evaluate(&Action::Tool {

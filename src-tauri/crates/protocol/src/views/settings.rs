@@ -59,6 +59,12 @@ pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional = nullable)]
     pub secret_paths: Option<Vec<String>>,
+    /// MCP tools are found through a search tool instead of being offered whole when their
+    /// definitions would take more than this share of the model's context window (1 to 100 %;
+    /// absent: 10 %).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional = nullable)]
+    pub mcp_search_at_percent: Option<u8>,
     /// The user's MCP servers, for every project (a project's own come from its `.mcp.json`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mcp_servers: Vec<crate::views::mcp::McpServerConfig>,
