@@ -45,6 +45,13 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund --loglevel=error
 fi
 
+# The official MCP conformance suite and the Node 22 it needs, apart from the UI's packages.
+conformance=tests/mcp-conformance
+if [ "$mode" = test ] && { [ ! -f $conformance/node_modules/.package-lock.json ] || [ $conformance/package-lock.json -nt $conformance/node_modules/.package-lock.json ]; }; then
+  say "npm ci in $conformance"
+  npm ci --prefix $conformance --no-audit --no-fund --loglevel=error
+fi
+
 if [ "$mode" = test ] && ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/tauri-driver" ]; then
   say "cargo install tauri-driver (about 35 s, once)"
   cargo install tauri-driver --locked --version 2.1.0 --quiet

@@ -97,10 +97,13 @@ export class McpStore {
     }
   }
 
-  /** Reject or Esc: approves nothing. The list is read again (a review may have started the
-   * server). */
-  close(): void {
-    if (this.approval.busy) return;
+  /**
+   * Reject or Esc: approves nothing (`from`: only if it is still what the dialog shows — Esc
+   * can arrive as a key and as the dialog's cancel). The list is read again (a review may have
+   * started the server).
+   */
+  close(from: McpApproval | null = null): void {
+    if (this.approval.busy || (from !== null && this.shown !== from)) return;
     const reviewed = this.shown?.kind === 'tools';
     this.#do({ type: 'close' });
     if (reviewed) {

@@ -241,6 +241,7 @@ impl ArborApp {
                 match status.state {
                     ServerState::Running => McpServerStatus::Running,
                     ServerState::Error => McpServerStatus::Error,
+                    ServerState::NeedsAuth => McpServerStatus::NeedsAuth,
                     ServerState::Stopped | ServerState::Starting => McpServerStatus::Stopped,
                 }
             };
@@ -255,7 +256,9 @@ impl ArborApp {
                 scope: entry.scope,
                 enabled: entry.enabled,
                 status: shown,
-                error: status.error.filter(|_| shown == McpServerStatus::Error),
+                error: status.error.filter(|_| {
+                    matches!(shown, McpServerStatus::Error | McpServerStatus::NeedsAuth)
+                }),
                 tools_approved: pinned.len(),
                 tools_pending: pending,
                 start_ms: status.start_ms,

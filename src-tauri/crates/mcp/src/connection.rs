@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, Implementation, InitializeRequestParams,
+    ProtocolVersion,
 };
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -47,10 +48,13 @@ struct ArborClient {
 
 impl ClientHandler for ArborClient {
     fn get_info(&self) -> InitializeRequestParams {
+        // The newest version with an `initialize` handshake: what servers in use today answer
+        // (and what the official conformance suite expects).
         InitializeRequestParams::new(
             ClientCapabilities::default(),
             Implementation::new("arbor", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

@@ -51,6 +51,8 @@ pub enum ServerState {
     Running,
     /// It failed to start, crashed or timed out; `ServerStatus::error` says how.
     Error,
+    /// An HTTP server that answered that it needs an authorization (401).
+    NeedsAuth,
 }
 
 /// What a person sees of a server.
@@ -228,8 +230,14 @@ impl ServerSlot {
     fn fail(&self, running: &mut Running, error: &McpError) {
         let failures = {
             let mut status = lock(&self.status);
-            status.state = ServerState::Error;
-            status.error = Some(error.to_string());
+            let message = error.to_string();
+            // rmcp reports a 401 (with or without an OAuth challenge) in these words.
+            status.state = if message.contains("Auth required") {
+                ServerState::NeedsAuth
+            } else {
+                ServerState::Error
+            };
+            status.error = Some(message);
             status.failures += 1;
             status.failures
         };

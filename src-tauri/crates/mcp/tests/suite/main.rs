@@ -1,6 +1,7 @@
 //! arbor-mcp against real processes: the misbehaving mock server (crash, hang, flood, malformed
 //! JSON, a 10 MB answer, a tool rewritten after approval) and real servers from npm.
 
+mod conformance;
 mod mock;
 mod real;
 
