@@ -12,7 +12,7 @@ app_packages=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
 )
 test_packages=(
-  xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring libsecret-1-dev libsecret-tools keyutils git tmux python3
+  xvfb xauth webkit2gtk-driver dbus dbus-x11 gnome-keyring libsecret-1-dev libsecret-tools keyutils git tmux python3 python3-venv
   desktop-file-utils rpm
 )
 packages=("${app_packages[@]}")
@@ -50,6 +50,16 @@ conformance=tests/mcp-conformance
 if [ "$mode" = test ] && { [ ! -f $conformance/node_modules/.package-lock.json ] || [ $conformance/package-lock.json -nt $conformance/node_modules/.package-lock.json ]; }; then
   say "npm ci in $conformance"
   npm ci --prefix $conformance --no-audit --no-fund --loglevel=error
+fi
+
+# Real MCP servers from PyPI, in a virtual environment of their own (the system's Python).
+venv=tests/mcp-servers-py/.venv
+if [ "$mode" = test ] && { [ ! -f $venv/installed ] || [ tests/mcp-servers-py/requirements.txt -nt $venv/installed ]; }; then
+  say "pip install the MCP servers from PyPI into $venv"
+  rm -rf $venv
+  /usr/bin/python3 -m venv $venv
+  $venv/bin/pip install --quiet --disable-pip-version-check -r tests/mcp-servers-py/requirements.txt
+  touch $venv/installed
 fi
 
 if [ "$mode" = test ] && ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/tauri-driver" ]; then

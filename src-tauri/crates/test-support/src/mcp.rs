@@ -63,3 +63,18 @@ pub fn many_tools(prefix: &str, count: usize) -> serde_json::Value {
         .collect();
     serde_json::Value::Array(tools)
 }
+
+/// The command of a server installed from PyPI into `tests/mcp-servers-py/.venv` (by
+/// `scripts/setup.sh test`), e.g. `mcp-server-git`. Panics with what to run when missing.
+pub fn pypi_server(bin: &str) -> PathBuf {
+    let path = repository()
+        .join("tests/mcp-servers-py/.venv/bin")
+        .join(bin);
+    assert!(
+        path.exists(),
+        "{} is missing: run `bash scripts/setup.sh test` (it installs the PyPI MCP servers the \
+         tests run)",
+        path.display()
+    );
+    path
+}

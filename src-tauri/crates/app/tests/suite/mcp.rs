@@ -433,3 +433,57 @@ async fn many_servers_schemas_give_way_to_a_search_whose_finds_are_offered_next(
     );
     setup.app.stop_mcp_servers().await;
 }
+
+#[tokio::test]
+async fn a_session_calls_real_servers_and_their_answers_reach_the_model() {
+    let script = Script::new()
+        .turn(Turn::stream().tool_call(
+            "mcp__everything__echo",
+            json!({"message": "through server-everything"}),
+        ))
+        .turn(Turn::stream().tool_call(
+            "mcp__time__get_current_time",
+            json!({"timezone": "Europe/Paris"}),
+        ))
+        .turn(Turn::text("Done."));
+    let setup = Setup::new(script).await;
+    let root = setup.project.path();
+    let servers = [
+        (
+            "everything",
+            arbor_test_support::mcp::npm_server("mcp-server-everything"),
+            vec!["stdio".to_owned()],
+        ),
+        (
+            "time",
+            arbor_test_support::mcp::pypi_server("mcp-server-time"),
+            vec![],
+        ),
+    ];
+    for (name, command, args) in servers {
+        let mut config = mock_server(name, None);
+        config.command = command.display().to_string();
+        config.args = args;
+        setup.app.add_mcp_server(root, config).unwrap();
+        let review = setup
+            .app
+            .mcp_tools_review(root, McpScope::User, name)
+            .await
+            .unwrap();
+        setup
+            .app
+            .approve_mcp_tools(root, McpScope::User, name, &review.hash)
+            .await
+            .unwrap();
+    }
+    let session = session(&setup, &["Mcp(everything:echo)", "Mcp(time:*)"]);
+    live::run(&session, "use the real servers").await;
+    let requests = setup.mock.requests();
+    let results = tool_results(requests.last().unwrap().body.as_ref().unwrap());
+    assert!(
+        results[0].contains("through server-everything"),
+        "{results:?}"
+    );
+    assert!(results[1].contains("Europe/Paris"), "{results:?}");
+    setup.app.stop_mcp_servers().await;
+}

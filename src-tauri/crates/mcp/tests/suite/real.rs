@@ -125,3 +125,58 @@ async fn server_filesystem_lists_and_reads_only_its_folder() {
     );
     hub.stop_all().await;
 }
+
+#[tokio::test]
+async fn mcp_server_time_and_mcp_server_git_from_pypi() {
+    let hub = hub(&[], Duration::from_secs(30));
+    let time = arbor_test_support::mcp::pypi_server("mcp-server-time");
+    let definition = stdio(
+        "time",
+        time.to_str().unwrap(),
+        &["--local-timezone", "UTC"],
+        &[],
+    );
+    let server = hub.server("time", &definition, std::env::temp_dir());
+    let tools = server.tools().await.unwrap();
+    let now = tools
+        .iter()
+        .find(|t| t.name == "get_current_time")
+        .expect("get_current_time");
+    let output = McpTool::new(server.clone(), now)
+        .execute(args(json!({"timezone": "UTC"})), ToolContext::detached("1"))
+        .await
+        .unwrap();
+    assert!(
+        text_of(&output).contains("\"timezone\": \"UTC\""),
+        "{}",
+        text_of(&output)
+    );
+
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path().join("project");
+    arbor_test_support::git_repo::working_repository(&root, &[("notes.txt", "first\n")]).unwrap();
+    std::fs::write(root.join("notes.txt"), "first\nchanged\n").unwrap();
+    let git = arbor_test_support::mcp::pypi_server("mcp-server-git");
+    let definition = stdio(
+        "git",
+        git.to_str().unwrap(),
+        &["--repository", root.to_str().unwrap()],
+        &[],
+    );
+    let server = hub.server("git", &definition, root.clone());
+    let tools = server.tools().await.unwrap();
+    let status = tools
+        .iter()
+        .find(|t| t.name == "git_status")
+        .expect("git_status");
+    let output = McpTool::new(server.clone(), status)
+        .execute(args(json!({"repo_path": root})), ToolContext::detached("2"))
+        .await
+        .unwrap();
+    assert!(
+        text_of(&output).contains("notes.txt"),
+        "{}",
+        text_of(&output)
+    );
+    hub.stop_all().await;
+}
