@@ -222,6 +222,7 @@ command_table! {
     mcp_commands::mcp_tools_review [window state] (scope: McpScope, name: String) -> McpToolsReview;
     mcp_commands::approve_mcp_tools [window state] (scope: McpScope, name: String, hash: String) -> McpServersView;
     mcp_commands::mcp_server_log [window state] (scope: McpScope, name: String) -> Vec<String>;
+    mcp_commands::mcp_sign_in [app window state] (scope: McpScope, name: String) -> McpServersView;
     mcp_commands::set_mcp_secret [state] (name: String, value: String) -> ();
     clone_commands::clone_destination [state] (form: CloneForm) -> String;
     clone_commands::clone_repository [app window state] (form: CloneForm, progress => CloneProgress) -> OpenedProject;

@@ -10,7 +10,7 @@ use arbor_app::blocking;
 use arbor_app::views::mcp::{
     McpScope, McpServerConfig, McpServerReview, McpServersView, McpToolsReview,
 };
-use tauri::{State, Window};
+use tauri::{AppHandle, State, Window};
 
 use crate::error::CommandError;
 use crate::state::DesktopState;
@@ -111,6 +111,26 @@ pub async fn approve_mcp_tools(
 ) -> Result<McpServersView> {
     let (arbor, root) = (state.app()?, project_root(&state, &window)?);
     Ok(arbor.approve_mcp_tools(&root, scope, &name, &hash).await?)
+}
+
+/// Signs in to an HTTP server: the authorization page opens in the system browser (Rust opens
+/// it; the webview never sees the URL or a token), the answer comes back to a loopback port.
+#[tauri::command]
+pub async fn mcp_sign_in(
+    app: AppHandle,
+    window: Window,
+    state: State<'_, DesktopState>,
+    scope: McpScope,
+    name: String,
+) -> Result<McpServersView> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    let open = move |url: String| {
+        use tauri_plugin_opener::OpenerExt;
+        if url.starts_with("https://") || url.starts_with("http://") {
+            let _ = app.opener().open_url(url, None::<&str>);
+        }
+    };
+    Ok(arbor.mcp_sign_in(&root, scope, &name, &open).await?)
 }
 
 /// A server's stderr and Arbor's lines about it.

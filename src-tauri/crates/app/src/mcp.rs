@@ -463,6 +463,34 @@ impl ArborApp {
         self.mcp_servers(root)
     }
 
+    /// Signs in to an HTTP server: its authorization page is opened with `open` (the system
+    /// browser), the redirect caught on a loopback port, the tokens kept in the keychain; the
+    /// server starts again with them at the next need. Waits for the browser at most
+    /// [`arbor_mcp::oauth::SIGN_IN_TIMEOUT`].
+    pub async fn mcp_sign_in(
+        &self,
+        root: &Path,
+        scope: McpScope,
+        name: &str,
+        open: &(dyn Fn(String) + Send + Sync),
+    ) -> Result<McpServersView, AppError> {
+        let (_, entry) = self.mcp_entry(root, scope, name)?;
+        if !entry.approved {
+            return Err(McpError::NotApproved(format!(
+                "the project's server {name:?} is not approved: review its definition first"
+            ))
+            .into());
+        }
+        let slot = self.mcp_hub().server(
+            &hub_key(root, scope, name),
+            &entry.definition,
+            PathBuf::from(root),
+        );
+        slot.sign_in(open, arbor_mcp::oauth::SIGN_IN_TIMEOUT)
+            .await?;
+        self.mcp_servers(root)
+    }
+
     /// A server's stderr and Arbor's lines about it (empty before it first started).
     pub fn mcp_server_log(&self, root: &Path, scope: McpScope, name: &str) -> Vec<String> {
         self.mcp_hub()

@@ -1,4 +1,4 @@
-//! MCP servers at the terminal: `arbor mcp [list|add|remove|enable|disable|approve|log|secret]`.
+//! MCP servers at the terminal: `arbor mcp [list|add|remove|enable|disable|approve|login|log|secret]`.
 //! The user's servers live in the settings (for every project); a project's come from its
 //! `.mcp.json` and start only once `arbor mcp approve NAME` pinned their exact definition. No
 //! server's tools are offered before `approve` showed them and a person said yes.
@@ -51,6 +51,9 @@ pub enum McpAction {
         #[arg(long, short = 'y')]
         yes: bool,
     },
+    /// Sign in to an HTTP server (OAuth): its page opens in your browser (or open the URL
+    /// printed), the tokens go to the keychain.
+    Login { name: String },
     /// A server's stderr and Arbor's lines about it (this run's only).
     Log { name: String },
     /// Keep a secret in the keychain for `${keychain:NAME}`, read from stdin.
@@ -240,6 +243,25 @@ pub fn run(
                 Ok(ExitCode::SUCCESS)
             }
             McpAction::Approve { name, yes } => approve(&app, cwd, name, *yes, out).await,
+            McpAction::Login { name } => {
+                let scope = scope_of(&app, cwd, name)?;
+                let open = |url: String| {
+                    eprintln!("Open this page to sign in:\n  {url}");
+                    // Best effort: a desktop session opens it; a terminal alone shows it. The
+                    // server chose the URL: only a web page is handed to the desktop.
+                    if !(url.starts_with("https://") || url.starts_with("http://")) {
+                        return;
+                    }
+                    let _ = std::process::Command::new("xdg-open")
+                        .arg(&url)
+                        .stdout(std::process::Stdio::null())
+                        .stderr(std::process::Stdio::null())
+                        .spawn();
+                };
+                app.mcp_sign_in(cwd, scope, name, &open).await?;
+                writeln!(out, "Signed in to {name}.")?;
+                Ok(ExitCode::SUCCESS)
+            }
             McpAction::Log { name } => {
                 let scope = scope_of(&app, cwd, name)?;
                 for line in app.mcp_server_log(cwd, scope, name) {

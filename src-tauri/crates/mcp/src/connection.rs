@@ -77,6 +77,7 @@ impl Connection {
         definition: &ServerDefinition,
         cwd: &Path,
         expansion: &Expansion<'_>,
+        keychain: Arc<dyn arbor_secrets::SecretStore>,
         log: &ServerLog,
         timeout: Duration,
     ) -> Result<Self, McpError> {
@@ -138,8 +139,28 @@ impl Connection {
                     custom.insert(header, value);
                 }
                 config.custom_headers = custom;
-                let transport = StreamableHttpClientTransport::from_config(config);
-                tokio::time::timeout(timeout, client.serve(transport)).await
+                // Signed in: every request carries a token, refreshed before it expires.
+                let credentials = crate::oauth::KeychainCredentials::new(keychain, url);
+                let manager = crate::oauth::stored_manager(url, &credentials)
+                    .await
+                    .map_err(|e| {
+                        start_error(format!("its sign-in cannot be used ({e}); sign in again"))
+                    })?;
+                match manager {
+                    Some(manager) => {
+                        let client_with_auth = rmcp::transport::auth::AuthClient::new(
+                            reqwest::Client::default(),
+                            manager,
+                        );
+                        let transport =
+                            StreamableHttpClientTransport::with_client(client_with_auth, config);
+                        tokio::time::timeout(timeout, client.serve(transport)).await
+                    }
+                    None => {
+                        let transport = StreamableHttpClientTransport::from_config(config);
+                        tokio::time::timeout(timeout, client.serve(transport)).await
+                    }
+                }
             }
         };
         let service = match handshake {
@@ -149,7 +170,15 @@ impl Connection {
                     timeout.as_secs()
                 )))
             }
-            Ok(Err(error)) => return Err(start_error(error.to_string())),
+            Ok(Err(error)) => {
+                if let Some(challenge) = error.auth_challenge() {
+                    return Err(McpError::NeedsAuth {
+                        name: name.clone(),
+                        challenge: Some(challenge.to_owned()),
+                    });
+                }
+                return Err(start_error(error.to_string()));
+            }
             Ok(Ok(service)) => service,
         };
         Ok(Self {
@@ -175,7 +204,7 @@ impl Connection {
         let tools = tokio::time::timeout(timeout, self.service.peer().list_all_tools())
             .await
             .map_err(|_| self.timed_out(timeout))?
-            .map_err(|error| self.failed(error))?;
+            .map_err(|error| self.refused(error))?;
         tools
             .into_iter()
             .map(|tool| {
@@ -197,8 +226,19 @@ impl Connection {
             .peer()
             .call_tool(params)
             .await
-            .map_err(|error| self.failed(error))?;
+            .map_err(|error| self.refused(error))?;
         serde_json::to_value(result).map_err(|e| self.failed(e))
+    }
+
+    /// A request's failure; a 401/403 asking for a sign-in (or more scope) says so.
+    fn refused(&self, error: rmcp::ServiceError) -> McpError {
+        match error.auth_challenge() {
+            Some(challenge) => McpError::NeedsAuth {
+                name: self.name.clone(),
+                challenge: Some(challenge.to_owned()),
+            },
+            None => self.failed(error),
+        }
     }
 
     fn failed(&self, why: impl std::fmt::Display) -> McpError {

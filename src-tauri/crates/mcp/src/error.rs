@@ -15,6 +15,11 @@ pub enum McpError {
     Timeout { name: String, seconds: u64 },
     #[error("MCP server {name:?} waits {seconds} s before it is started again, after it crashed")]
     BackingOff { name: String, seconds: u64 },
+    #[error("MCP server {name:?} asks you to sign in (Settings → MCP servers, or `arbor mcp login {name}`)")]
+    NeedsAuth {
+        name: String,
+        challenge: Option<String>,
+    },
     #[error("{0}")]
     NotApproved(String),
     #[error("no MCP server {0:?}")]
@@ -35,6 +40,7 @@ impl McpError {
             | McpError::Timeout { .. }
             | McpError::BackingOff { .. } => ErrorCode::McpServer,
             McpError::NotApproved(_) => ErrorCode::McpNotApproved,
+            McpError::NeedsAuth { .. } => ErrorCode::AuthRequired,
             McpError::UnknownServer(_) => ErrorCode::NotFound,
             McpError::Aborted => ErrorCode::Aborted,
             McpError::Secret(error) => error.code(),

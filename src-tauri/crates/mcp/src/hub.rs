@@ -69,6 +69,8 @@ pub struct ServerStatus {
     pub last_call_ms: Option<u64>,
     /// Failures in a row (starts and crashes).
     pub failures: u32,
+    /// The `WWW-Authenticate` challenge of the 401 that asked for a sign-in.
+    pub challenge: Option<String>,
 }
 
 impl Default for ServerStatus {
@@ -81,6 +83,7 @@ impl Default for ServerStatus {
             calls: 0,
             last_call_ms: None,
             failures: 0,
+            challenge: None,
         }
     }
 }
@@ -231,13 +234,18 @@ impl ServerSlot {
         let failures = {
             let mut status = lock(&self.status);
             let message = error.to_string();
-            // rmcp reports a 401 (with or without an OAuth challenge) in these words.
-            status.state = if message.contains("Auth required") {
+            // rmcp reports a 401 without a usable challenge in these words.
+            status.state = if matches!(error, McpError::NeedsAuth { .. })
+                || message.contains("Auth required")
+            {
                 ServerState::NeedsAuth
             } else {
                 ServerState::Error
             };
             status.error = Some(message);
+            if let McpError::NeedsAuth { challenge, .. } = error {
+                status.challenge = challenge.clone();
+            }
             status.failures += 1;
             status.failures
         };
@@ -292,6 +300,7 @@ impl ServerSlot {
             &self.definition,
             &self.cwd,
             &expansion,
+            self.shared.keychain.clone(),
             &self.log,
             self.shared.limits.start,
         )
@@ -307,6 +316,7 @@ impl ServerSlot {
                     s.error = None;
                     s.start_ms = Some(took);
                     s.failures = 0;
+                    s.challenge = None;
                 });
                 running.retry_at = None;
                 running.connection = Some(connection.clone());
@@ -348,6 +358,9 @@ impl ServerSlot {
             }
             Err(error) => {
                 self.fail(&mut running, &error);
+                if matches!(error, McpError::NeedsAuth { .. }) {
+                    running.retry_at = None;
+                }
                 Err(error)
             }
         }
@@ -379,9 +392,14 @@ impl ServerSlot {
         match outcome {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(error)) => {
-                if connection.is_closed() {
+                // Closed, or refused for want of a sign-in or of scope: the next need starts
+                // it again (signed in anew, with the scope the challenge names).
+                if connection.is_closed() || matches!(error, McpError::NeedsAuth { .. }) {
                     let mut running = self.running.lock().await;
                     self.fail(&mut running, &error);
+                    if matches!(error, McpError::NeedsAuth { .. }) {
+                        running.retry_at = None;
+                    }
                 }
                 Err(error)
             }
@@ -402,6 +420,36 @@ impl ServerSlot {
                 Err(error)
             }
         }
+    }
+
+    /// Signs in to this HTTP server (see [`crate::oauth::sign_in`]); the next need starts it
+    /// with its tokens. `open` shows the authorization page.
+    pub async fn sign_in(
+        &self,
+        open: &(dyn Fn(String) + Send + Sync),
+        timeout: Duration,
+    ) -> Result<(), McpError> {
+        let crate::Transport::Http { url, .. } = &self.definition.transport else {
+            return Err(McpError::InvalidServer {
+                name: self.definition.name.clone(),
+                why: "only an HTTP server signs in".into(),
+            });
+        };
+        let credentials = crate::oauth::KeychainCredentials::new(self.shared.keychain.clone(), url);
+        let challenge = self.status().challenge;
+        crate::oauth::sign_in(
+            &self.definition.name,
+            url,
+            challenge,
+            credentials,
+            open,
+            timeout,
+        )
+        .await?;
+        self.log.push("[arbor] signed in");
+        self.stop().await;
+        self.set_status(|s| s.failures = 0);
+        Ok(())
     }
 
     /// Stops the server; the next need starts it again.

@@ -8,6 +8,7 @@
 //! - [`connection`]: one running server through `rmcp` (the official SDK); its tools.
 //! - [`hub`]: the app's servers: started lazily, restarted with backoff, every call time
 //!   limited and ended with its run, status and stderr log per server.
+//! - [`oauth`]: signing in to HTTP servers (OAuth 2.1 through `rmcp`), tokens in the keychain.
 //! - [`pins`]: tools pinned to a hash; what changed since approval, as a diff.
 //! - [`tool`]: an approved tool as the agent offers it (`mcp__<server>__<tool>`), checked
 //!   against its pin before every call; [`result`]: its answer as the model reads it, capped.
@@ -23,6 +24,7 @@ pub mod environment;
 mod error;
 pub mod hub;
 pub mod log;
+pub mod oauth;
 pub mod pins;
 pub mod result;
 pub mod search;

@@ -6,10 +6,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use arbor_mcp::{HubLimits, McpHub, ServerDefinition, Transport};
+use arbor_mcp::{HubLimits, McpError, McpHub, ServerDefinition, Transport};
 use arbor_secrets::{MemoryStore, Redactor, ToolEnvironment};
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
+
+/// Sign-ins one request may cause before the client gives up (a server that keeps refusing
+/// must not loop it forever).
+const SIGN_IN_ATTEMPTS: usize = 3;
 
 fn arguments_for(tool: &str) -> Map<String, Value> {
     let value = match tool {
@@ -44,32 +48,60 @@ async fn main() -> std::process::ExitCode {
         },
     };
     let server = hub.server("conformance", &definition, std::env::temp_dir());
-    let code = match server.tools().await {
-        Err(error) => {
-            eprintln!("{scenario}: {error}");
-            std::process::ExitCode::from(1)
-        }
-        Ok(tools) => {
-            let mut code = std::process::ExitCode::SUCCESS;
-            for tool in tools {
-                let result = server
-                    .call(
-                        &tool.name,
-                        arguments_for(&tool.name),
-                        &CancellationToken::new(),
-                    )
-                    .await;
-                match result {
-                    Ok(value) => println!("{}: {value}", tool.name),
-                    Err(error) => {
-                        eprintln!("{}: {error}", tool.name);
-                        code = std::process::ExitCode::from(1);
-                    }
-                }
+    // The suite's authorization server consents at once: "the browser" is a GET that follows
+    // its redirect back to the loopback listener, as a person's browser would.
+    let open = |page: String| {
+        tokio::spawn(async move {
+            if let Err(error) = reqwest::get(&page).await {
+                eprintln!("opening {page}: {error}");
             }
-            code
+        });
+    };
+    // A request refused for want of a sign-in (or of scope) signs in again — with the scope
+    // the server's challenge names — a few times at most.
+    let signed_in = || async {
+        match server.sign_in(&open, Duration::from_secs(20)).await {
+            Ok(()) => true,
+            Err(error) => {
+                eprintln!("{scenario}: {error}");
+                false
+            }
         }
     };
+    let mut listed = server.tools().await;
+    for _ in 0..SIGN_IN_ATTEMPTS {
+        if !matches!(listed, Err(McpError::NeedsAuth { .. })) || !signed_in().await {
+            break;
+        }
+        listed = server.tools().await;
+    }
+    let tools = match listed {
+        Ok(tools) => tools,
+        Err(error) => {
+            eprintln!("{scenario}: {error}");
+            hub.stop_all().await;
+            return std::process::ExitCode::from(1);
+        }
+    };
+    let mut code = std::process::ExitCode::SUCCESS;
+    let cancel = CancellationToken::new();
+    for tool in tools {
+        let call = || server.call(&tool.name, arguments_for(&tool.name), &cancel);
+        let mut result = call().await;
+        for _ in 0..SIGN_IN_ATTEMPTS {
+            if !matches!(result, Err(McpError::NeedsAuth { .. })) || !signed_in().await {
+                break;
+            }
+            result = call().await;
+        }
+        match result {
+            Ok(value) => println!("{}: {value}", tool.name),
+            Err(error) => {
+                eprintln!("{}: {error}", tool.name);
+                code = std::process::ExitCode::from(1);
+            }
+        }
+    }
     hub.stop_all().await;
     code
 }
