@@ -8,8 +8,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use arbor_app::permissions::PermissionOverrides;
-use arbor_app::{blocking, AppError, SessionConfig, SessionStart, SessionView, DEFAULT_TOOLS};
+use arbor_app::{blocking, AppError, SessionStart, SessionView};
 use arbor_protocol::views::worktrees::{ActivityState, SessionActivity};
 use arbor_protocol::{CodingEvent, SessionEvent};
 use tauri::ipc::Channel;
@@ -238,21 +237,7 @@ pub async fn open(
             }
             None => root.clone(),
         };
-        let preferred = arbor.last_model(&root)?;
-        let selection = arbor.default_selection(preferred.as_deref())?;
-        let permissions = arbor.permission_setup(&cwd, &PermissionOverrides::default())?;
-        let config = SessionConfig {
-            cwd,
-            selection,
-            thinking: arbor.default_thinking(),
-            tools: DEFAULT_TOOLS.iter().map(|t| (*t).to_owned()).collect(),
-            system_prompt: None,
-            // The project's own text (settings), after Arbor's prompt.
-            append_system_prompt: arbor.project_prompt(&root)?,
-            tool_environment: arbor.tool_environment(&[]),
-            stream_idle_timeout: arbor.settings().stream_idle_timeout(),
-            permissions: Some(permissions),
-        };
+        let config = arbor.project_session_config(&root, &cwd)?;
         let start = match (opening.session_id, opening.latest) {
             (Some(id), _) => SessionStart::Resume(id),
             (None, true) => SessionStart::Latest,

@@ -531,6 +531,15 @@ export const ANSWERS: FakeAnswers = {
     mcpServer(scope, name);
     return [`[arbor] starting ${name}`, 'server listening on stdio'];
   },
+  mcp_sign_in: ({ scope, name }) => {
+    const server = mcpServer(scope, name);
+    if (server.transport !== 'http') {
+      throw commandError('mcp_server', `"${name}" is not an HTTP server: it has no sign-in`);
+    }
+    server.status = server.enabled ? 'running' : 'stopped';
+    server.error = null;
+    return mcpView();
+  },
   set_mcp_secret: () => undefined,
   clone_destination: () => '/home/me/.local/share/arbor/workspaces/owner/repo',
   clone_repository: () => ({ project: REPO, window: 'this' }),

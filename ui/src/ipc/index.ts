@@ -494,6 +494,15 @@ export function mcpServerLog(scope: McpScope, name: string): Promise<string[]> {
   return command('mcp_server_log', { scope, name });
 }
 
+/**
+ * Signs in to an HTTP MCP server: Rust opens its authorization page in the system browser and
+ * waits (up to five minutes) for the redirect on a loopback port; the tokens go to the keychain,
+ * never to the webview. The new list.
+ */
+export function mcpSignIn(scope: McpScope, name: string): Promise<McpServersView> {
+  return command('mcp_sign_in', { scope, name });
+}
+
 /** Keeps a secret a server definition names as `${keychain:NAME}` in the keychain; it crosses
  * the bridge once and is never sent back. */
 export function setMcpSecret(name: string, value: string): Promise<void> {

@@ -53,6 +53,12 @@ export class McpStore {
     this.view = await ipc.setMcpServerEnabled(server.scope, server.name, enabled);
   }
 
+  /** Signs in to an HTTP server in the system browser (waits for the user). Throws an
+   * `ArborError`. */
+  async signIn(server: McpServerView): Promise<void> {
+    this.view = await ipc.mcpSignIn(server.scope, server.name);
+  }
+
   log(server: McpServerView): Promise<string[]> {
     return ipc.mcpServerLog(server.scope, server.name);
   }

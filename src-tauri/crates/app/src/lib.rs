@@ -66,6 +66,7 @@ pub mod project_prompt;
 /// What each session command answers (RPC responses), the wire's.
 pub use arbor_protocol::responses;
 pub mod selection;
+mod session_setup;
 pub mod settings;
 pub mod stored;
 pub mod tree_view;

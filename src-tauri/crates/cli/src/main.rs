@@ -15,6 +15,7 @@ mod interactive_tree;
 mod json_mode;
 mod jsonl;
 mod mcp;
+mod mcp_serve;
 mod models;
 mod permissions;
 mod print_mode;
@@ -133,6 +134,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Auth { action }) => return auth::run(&data_dir, action),
+        Some(Command::Mcp {
+            action: Some(mcp::McpAction::Serve { http }),
+        }) => {
+            // Not under `stdout().lock()`: the MCP transport writes stdout from another thread.
+            return mcp_serve::run(&data_dir, *http);
+        }
         Some(Command::Mcp { action }) => {
             let cwd = std::env::current_dir()?;
             return mcp::run(

@@ -58,6 +58,12 @@ pub enum McpAction {
     Log { name: String },
     /// Keep a secret in the keychain for `${keychain:NAME}`, read from stdin.
     Secret { name: String },
+    /// Serve Arbor's sessions to other agents over MCP: stdio, or `--http PORT` (loopback,
+    /// bearer token from $ARBOR_MCP_TOKEN or printed).
+    Serve {
+        #[arg(long, value_name = "PORT")]
+        http: Option<u16>,
+    },
 }
 
 fn pairs(list: &[String], what: &str) -> anyhow::Result<BTreeMap<String, String>> {
@@ -269,6 +275,7 @@ pub fn run(
                 }
                 Ok(ExitCode::SUCCESS)
             }
+            McpAction::Serve { .. } => unreachable_serve(),
             McpAction::Secret { name } => {
                 let mut value = String::new();
                 std::io::stdin().lock().read_line(&mut value)?;
@@ -280,4 +287,9 @@ pub fn run(
     });
     runtime.block_on(app.stop_mcp_servers());
     code
+}
+
+/// `serve` is handled before the app opens (it opens its own, for as long as it serves).
+fn unreachable_serve() -> anyhow::Result<ExitCode> {
+    anyhow::bail!("`arbor mcp serve` runs on its own")
 }

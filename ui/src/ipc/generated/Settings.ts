@@ -59,6 +59,12 @@ permissions?: PermissionLists | null,
  */
 secretPaths?: Array<string> | null, 
 /**
+ * MCP tools are found through a search tool instead of being offered whole when their
+ * definitions would take more than this share of the model's context window (1 to 100 %;
+ * absent: 10 %).
+ */
+mcpSearchAtPercent?: number | null, 
+/**
  * The user's MCP servers, for every project (a project's own come from its `.mcp.json`).
  */
 mcpServers?: Array<McpServerConfig>, };

@@ -156,6 +156,7 @@ export interface Commands {
   mcp_tools_review: { args: { scope: McpScope; name: string }; response: McpToolsReview };
   approve_mcp_tools: { args: { scope: McpScope; name: string; hash: string }; response: McpServersView };
   mcp_server_log: { args: { scope: McpScope; name: string }; response: Array<string> };
+  mcp_sign_in: { args: { scope: McpScope; name: string }; response: McpServersView };
   set_mcp_secret: { args: { name: string; value: string }; response: void };
   clone_destination: { args: { form: CloneForm }; response: string };
   clone_repository: { args: { form: CloneForm; progress: Channel<CloneProgress> }; response: OpenedProject };
@@ -261,6 +262,7 @@ export const COMMAND_NAMES = [
   'mcp_tools_review',
   'approve_mcp_tools',
   'mcp_server_log',
+  'mcp_sign_in',
   'set_mcp_secret',
   'clone_destination',
   'clone_repository',

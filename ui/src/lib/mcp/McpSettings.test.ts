@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import App from '../../App.svelte';
 import * as ipc from '../../ipc';
+import type { McpServersView } from '../../ipc';
 import { McpStore } from '../../state/mcp.svelte';
 import { settingsDialog } from '../../state/settings.svelte';
 import { MCP_SERVERS, REPO, resetMcpFake } from '../../test-ipc';
@@ -153,7 +154,7 @@ describe('the MCP servers in the settings', () => {
     expect(button).toHaveAttribute('aria-expanded', 'false');
   });
 
-  it('offers a sign-in that says it is not there yet', async () => {
+  it('signs in to a server that needs it, in the system browser', async () => {
     vi.mocked(ipc.mcpServers).mockResolvedValueOnce({
       servers: [{ ...MCP_SERVERS[0], status: 'needs_auth' }],
       problems: [],
@@ -163,10 +164,38 @@ describe('the MCP servers in the settings', () => {
     const auth = await screen.findByTestId('mcp-server-auth');
     expect(auth).toHaveAccessibleName('Sign in to github');
     expect(screen.getByTestId('mcp-server-status')).toHaveTextContent('Needs sign-in');
-    await user.click(auth);
-    expect(screen.getByRole('status')).toHaveTextContent(
-      'Signing in to MCP servers is not supported yet',
+    // Rust waits for the browser: the row says so meanwhile.
+    let answer: (view: McpServersView) => void = () => {};
+    vi.mocked(ipc.mcpSignIn).mockImplementationOnce(
+      () => new Promise((resolve) => (answer = resolve)),
     );
+    await user.click(auth);
+    expect(ipc.mcpSignIn).toHaveBeenCalledWith('user', 'github');
+    expect(auth).toBeDisabled();
+    expect(screen.getByTestId('mcp-server-auth-notice')).toHaveTextContent(
+      'Sign in to github in your browser',
+    );
+    answer({ servers: [MCP_SERVERS[0]], problems: [] });
+    await waitFor(() => expect(rowOf('github')).toHaveAttribute('data-status', 'running'));
+    expect(screen.queryByTestId('mcp-server-auth')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('mcp-server-auth-notice')).not.toBeInTheDocument();
+  });
+
+  it('says why signing in failed, and offers it again', async () => {
+    vi.mocked(ipc.mcpServers).mockResolvedValueOnce({
+      servers: [{ ...MCP_SERVERS[0], status: 'needs_auth' }],
+      problems: [],
+    });
+    vi.mocked(ipc.mcpSignIn).mockRejectedValueOnce(
+      new ipc.ArborError('mcp_server', 'the sign-in was not finished within 5 minutes'),
+    );
+    const user = userEvent.setup();
+    render(McpSettings, { mcp: new McpStore() });
+    await user.click(await screen.findByTestId('mcp-server-auth'));
+    const error = await screen.findByTestId('mcp-server-auth-error');
+    expect(error).toHaveAttribute('role', 'alert');
+    expect(error).toHaveTextContent('not finished within 5 minutes');
+    expect(screen.getByTestId('mcp-server-auth')).toBeEnabled();
   });
 });
 

@@ -15,6 +15,7 @@ mod code_state;
 mod compaction;
 mod interactive;
 mod mcp;
+mod mcp_serve;
 mod nothing_lost;
 mod permissions;
 mod print_mode;
