@@ -12,6 +12,7 @@ mod code_state;
 mod composer;
 mod desktop;
 mod long_chat;
+mod mcp;
 mod nothing_lost;
 mod package;
 mod permissions;

@@ -176,8 +176,11 @@ impl PermissionGate {
             }
             _ => None,
         };
+        let arguments = matches!(action, Action::Tool { .. })
+            .then(|| serde_json::to_string_pretty(&call.arguments).unwrap_or_default());
         PermissionRequest {
             request_id,
+            arguments,
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
             mode: self.guard.mode(),

@@ -352,6 +352,7 @@ fn coding_events_share_the_session_stream_flat() {
                 }),
                 reason: None,
                 diff: None,
+                arguments: None,
                 always_rule: None,
             },
         }),

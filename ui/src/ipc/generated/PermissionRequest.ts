@@ -28,6 +28,11 @@ confinement?: RunConfinement | null,
  */
 reason?: string | null, 
 /**
+ * Any other tool's call (an MCP server's, `js`, a model's tool): its arguments in full, as
+ * pretty JSON.
+ */
+arguments?: string | null, 
+/**
  * For `write`/`edit`: the change as a unified diff.
  */
 diff?: string | null, 

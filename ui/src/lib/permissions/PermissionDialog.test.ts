@@ -72,6 +72,27 @@ describe('the permission dialog', () => {
     expect(screen.getByTestId('permission-deny-reason')).toHaveAccessibleName(/Why not \(optional/);
   });
 
+  it('shows an MCP call’s arguments in full, hidden characters made visible', async () => {
+    await openWindow();
+    const args = JSON.stringify({ path: 'notes.txt', note: 'a\u202Eb' }, null, 2);
+    await ask({
+      ...BASH_REQUEST,
+      request_id: 'pr-mcp',
+      tool_name: 'mcp__github__create_issue',
+      summary: '`mcp__github__create_issue`: an MCP tool asks unless a rule allows it',
+      command: null,
+      confinement: null,
+      parts: [],
+      arguments: args,
+      always_rule: 'Mcp(github:create_issue)',
+    });
+    const shown = screen.getByTestId('permission-arguments');
+    expect(shown).toHaveTextContent('"path": "notes.txt"');
+    expect(shown.textContent).not.toContain('\u202E');
+    expect(shown.textContent).toContain('202E');
+    expect(screen.queryByTestId('permission-command')).not.toBeInTheDocument();
+  });
+
   it('denies with Esc, and the request leaves', async () => {
     const user = await openWindow();
     await ask(BASH_REQUEST);

@@ -203,6 +203,11 @@ pub struct PermissionRequest {
     #[ts(optional = nullable)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Any other tool's call (an MCP server's, `js`, a model's tool): its arguments in full, as
+    /// pretty JSON.
+    #[ts(optional = nullable)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<String>,
     /// For `write`/`edit`: the change as a unified diff.
     #[ts(optional = nullable)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
