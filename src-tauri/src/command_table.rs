@@ -10,6 +10,7 @@
 //! `injected` lists what Tauri supplies and the webview does not send (`app`, `window`,
 //! `state`), in the order the function takes them first; `=>` marks a `Channel` argument.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 
 use tauri::ipc::Channel;
@@ -37,7 +38,7 @@ use arbor_app::views::branch::SearchHit;
 use arbor_app::views::clone::CloneForm;
 use arbor_app::views::files::{FileMatch, FilePreview, FolderListing};
 use arbor_app::views::mcp::{
-    McpScope, McpServerConfig, McpServerReview, McpServersView, McpToolsReview,
+    McpComposerItems, McpScope, McpServerConfig, McpServerReview, McpServersView, McpToolsReview,
 };
 use arbor_app::views::permissions::{
     PermissionDecision, PermissionMode, PermissionsView, RuleEffect, RuleSource,
@@ -223,6 +224,9 @@ command_table! {
     mcp_commands::approve_mcp_tools [window state] (scope: McpScope, name: String, hash: String) -> McpServersView;
     mcp_commands::mcp_server_log [window state] (scope: McpScope, name: String) -> Vec<String>;
     mcp_commands::mcp_sign_in [app window state] (scope: McpScope, name: String) -> McpServersView;
+    mcp_commands::mcp_composer_items [window state] () -> McpComposerItems;
+    mcp_commands::mcp_read_resource [window state] (scope: McpScope, server: String, uri: String) -> DocumentAttachment;
+    mcp_commands::mcp_get_prompt [window state] (scope: McpScope, server: String, name: String, arguments: BTreeMap<String, String>) -> String;
     mcp_commands::set_mcp_secret [state] (name: String, value: String) -> ();
     clone_commands::clone_destination [state] (form: CloneForm) -> String;
     clone_commands::clone_repository [app window state] (form: CloneForm, progress => CloneProgress) -> OpenedProject;

@@ -4,11 +4,13 @@
 //! secret a definition names (`${keychain:NAME}`), written once into the keychain and never
 //! sent back. The window's project decides which `.mcp.json` is read.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use arbor_app::blocking;
+use arbor_app::views::attachments::DocumentAttachment;
 use arbor_app::views::mcp::{
-    McpScope, McpServerConfig, McpServerReview, McpServersView, McpToolsReview,
+    McpComposerItems, McpScope, McpServerConfig, McpServerReview, McpServersView, McpToolsReview,
 };
 use tauri::{AppHandle, State, Window};
 
@@ -143,6 +145,45 @@ pub async fn mcp_server_log(
 ) -> Result<Vec<String>> {
     let (arbor, root) = (state.app()?, project_root(&state, &window)?);
     Ok(arbor.mcp_server_log(&root, scope, &name))
+}
+
+/// What the project's usable servers offer the composer: resources (`@`) and prompts (`/`).
+#[tauri::command]
+pub async fn mcp_composer_items(
+    window: Window,
+    state: State<'_, DesktopState>,
+) -> Result<McpComposerItems> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    Ok(arbor.mcp_composer_items(&root).await?)
+}
+
+/// A server's resource read as a document for the next message.
+#[tauri::command]
+pub async fn mcp_read_resource(
+    window: Window,
+    state: State<'_, DesktopState>,
+    scope: McpScope,
+    server: String,
+    uri: String,
+) -> Result<DocumentAttachment> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    Ok(arbor.mcp_read_resource(&root, scope, &server, &uri).await?)
+}
+
+/// A server's prompt filled with `arguments`: the text for the composer.
+#[tauri::command]
+pub async fn mcp_get_prompt(
+    window: Window,
+    state: State<'_, DesktopState>,
+    scope: McpScope,
+    server: String,
+    name: String,
+    arguments: BTreeMap<String, String>,
+) -> Result<String> {
+    let (arbor, root) = (state.app()?, project_root(&state, &window)?);
+    Ok(arbor
+        .mcp_get_prompt(&root, scope, &server, &name, arguments)
+        .await?)
 }
 
 /// Keeps a secret a server definition names as `${keychain:NAME}`.

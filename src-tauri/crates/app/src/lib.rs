@@ -40,6 +40,7 @@ pub mod keys;
 pub mod live;
 mod live_permissions;
 pub mod mcp;
+mod mcp_context;
 mod mcp_session;
 mod model_tools;
 pub mod permissions;

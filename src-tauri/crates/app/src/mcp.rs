@@ -192,14 +192,17 @@ impl ArborApp {
     }
 
     /// The project of `root` (a worktree answers its main project) and its servers.
-    fn mcp_project(&self, root: &Path) -> Result<(String, Vec<McpEntry>, Vec<String>), AppError> {
+    pub(crate) fn mcp_project(
+        &self,
+        root: &Path,
+    ) -> Result<(String, Vec<McpEntry>, Vec<String>), AppError> {
         let project = self.main_project(root)?;
         let settings = self.settings();
         let (entries, problems) = entries(&settings, &self.store(), root, &project.id)?;
         Ok((project.id, entries, problems))
     }
 
-    fn mcp_entry(
+    pub(crate) fn mcp_entry(
         &self,
         root: &Path,
         scope: McpScope,

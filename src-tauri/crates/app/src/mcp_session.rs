@@ -87,6 +87,21 @@ impl McpSource {
             .collect()
     }
 
+    /// The usable server `name` (switched on, approved when the project defines it).
+    pub(crate) fn usable_slot(&self, name: &str) -> Option<Arc<arbor_mcp::ServerSlot>> {
+        let settings = Settings::load(&self.data_dir).unwrap_or_default();
+        let store = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        let (servers, _) = entries(&settings, &store, &self.root, &self.project_id).ok()?;
+        let entry = servers
+            .into_iter()
+            .find(|e| e.usable() && e.definition.name == name)?;
+        Some(self.hub.server(
+            &hub_key(&self.root, entry.scope, name),
+            &entry.definition,
+            self.root.clone(),
+        ))
+    }
+
     /// The approved tools of the usable servers, and those servers' names. A server whose
     /// configuration cannot be read offers nothing (it is shown with its problem in the
     /// settings).

@@ -219,6 +219,28 @@ impl LiveSession {
         Ok(self.toolbox()?.history(name)?)
     }
 
+    /// The text of the MCP prompt `/server:prompt` filled with `arguments` (the interactive
+    /// CLI sends it as the message; the desktop puts it in the composer).
+    pub async fn mcp_prompt_text(
+        &self,
+        server: &str,
+        prompt: &str,
+        arguments: std::collections::BTreeMap<String, String>,
+    ) -> Result<String, AppError> {
+        let source = self.tools.lock().mcp.clone().ok_or(AppError::NotStored)?;
+        let slot = source.usable_slot(server).ok_or_else(|| {
+            arbor_mcp::McpError::NotApproved(format!(
+                "no usable MCP server {server:?} here (`arbor mcp list` shows them)"
+            ))
+        })?;
+        let arguments = arguments
+            .into_iter()
+            .map(|(k, v)| (k, serde_json::Value::String(v)))
+            .collect();
+        let text = slot.get_prompt(prompt, arguments).await?;
+        Ok(slot.redactor().text(&text).into_owned())
+    }
+
     /// Offers the tools again (a tool's files may have changed since the last request).
     pub fn refresh_tools(&self) {
         self.tools.install(&self.agent);

@@ -46,6 +46,7 @@ const HELP: &str = "Commands:
   /compact [FOCUS]      summarise the older conversation now, optionally focused on FOCUS
   /plan                 plan mode on or off: read-only, the model answers with a plan
   /SKILL [TEXT]         use an approved instruction skill (listed below when there are any)
+  /SERVER:PROMPT [K=V…] send an MCP server's prompt, filled with its arguments
   /export [FORMAT] [FILE] export this session: markdown (default), jsonl or html
   /regenerate           ask again from the last user message (a sibling branch)
   /fork [NODE]          copy the path to NODE (default: here) into a new session
@@ -306,6 +307,20 @@ pub async fn run(
                         Slash::Quit => break,
                         // A skill's command becomes the message that asks for it.
                         Slash::Prompt(prompt) => text = prompt,
+                        Slash::McpPrompt {
+                            server,
+                            prompt,
+                            arguments,
+                        } => match session.mcp_prompt_text(&server, &prompt, arguments).await {
+                            Ok(filled) => {
+                                say(&out, &format!("(/{server}:{prompt} sends:)\n{filled}"));
+                                text = filled;
+                            }
+                            Err(error) => {
+                                say(&out, &format!("arbor: /{server}:{prompt}: {error}"));
+                                continue;
+                            }
+                        },
                     }
                 }
                 let text = text.as_str();
@@ -382,6 +397,12 @@ enum Slash {
     Quit,
     /// Send this as the message (an instruction skill's `/name`).
     Prompt(String),
+    /// An MCP server's prompt, `/server:prompt key=value…`: filled, shown, then sent.
+    McpPrompt {
+        server: String,
+        prompt: String,
+        arguments: std::collections::BTreeMap<String, String>,
+    },
 }
 
 /// Runs a slash command.
@@ -486,6 +507,29 @@ fn slash_command(
                 }
                 Err(error) => say(out, &error.to_string()),
             }
+        }
+        other if other.contains(':') => {
+            let (server, prompt) = other.split_once(':').unwrap_or((other, ""));
+            let mut arguments = std::collections::BTreeMap::new();
+            for pair in argument.split_whitespace() {
+                match pair.split_once('=') {
+                    Some((key, value)) if !key.is_empty() => {
+                        arguments.insert(key.to_owned(), value.to_owned());
+                    }
+                    _ => {
+                        say(
+                            out,
+                            &format!("/{other} takes NAME=VALUE arguments, not {pair:?}"),
+                        );
+                        return Slash::Done;
+                    }
+                }
+            }
+            return Slash::McpPrompt {
+                server: server.to_owned(),
+                prompt: prompt.to_owned(),
+                arguments,
+            };
         }
         other => {
             if session

@@ -49,6 +49,12 @@ pub fn describe_request(request: &PermissionRequest) -> String {
     if let Some(command) = &request.command {
         text.push_str(&format!("  command: {}\n", visible(command)));
     }
+    if let Some(arguments) = &request.arguments {
+        text.push_str("  arguments:\n");
+        for line in arguments.lines() {
+            text.push_str(&format!("    {}\n", visible(line)));
+        }
+    }
     if let Some(target) = &request.target {
         text.push_str(&format!("  target:  {}\n", visible(target)));
     }

@@ -231,6 +231,70 @@ impl Connection {
     }
 
     /// A request's failure; a 401/403 asking for a sign-in (or more scope) says so.
+    /// The capabilities the server announced (`resources`, `prompts`, …) as JSON.
+    fn offers(&self, capability: &str) -> bool {
+        self.service
+            .peer_info()
+            .and_then(|info| serde_json::to_value(&info.capabilities).ok())
+            .is_some_and(|caps| caps.get(capability).is_some_and(|c| !c.is_null()))
+    }
+
+    /// Every resource the server lists (none when it offers no resources), as JSON.
+    pub async fn resources(&self, timeout: Duration) -> Result<Vec<Value>, McpError> {
+        if !self.offers("resources") {
+            return Ok(Vec::new());
+        }
+        let listed = tokio::time::timeout(timeout, self.service.peer().list_all_resources())
+            .await
+            .map_err(|_| self.timed_out(timeout))?
+            .map_err(|error| self.refused(error))?;
+        Ok(listed
+            .iter()
+            .filter_map(|r| serde_json::to_value(r).ok())
+            .collect())
+    }
+
+    /// One resource's contents, as JSON (`{contents: [...]}`).
+    pub async fn read_resource(&self, uri: &str, timeout: Duration) -> Result<Value, McpError> {
+        let params = rmcp::model::ReadResourceRequestParams::new(uri.to_owned());
+        let read = tokio::time::timeout(timeout, self.service.peer().read_resource(params))
+            .await
+            .map_err(|_| self.timed_out(timeout))?
+            .map_err(|error| self.refused(error))?;
+        serde_json::to_value(read).map_err(|e| self.failed(e))
+    }
+
+    /// Every prompt the server lists (none when it offers no prompts), as JSON.
+    pub async fn prompts(&self, timeout: Duration) -> Result<Vec<Value>, McpError> {
+        if !self.offers("prompts") {
+            return Ok(Vec::new());
+        }
+        let listed = tokio::time::timeout(timeout, self.service.peer().list_all_prompts())
+            .await
+            .map_err(|_| self.timed_out(timeout))?
+            .map_err(|error| self.refused(error))?;
+        Ok(listed
+            .iter()
+            .filter_map(|p| serde_json::to_value(p).ok())
+            .collect())
+    }
+
+    /// A prompt filled with `arguments`, as JSON (`{description, messages: [...]}`).
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<Value, McpError> {
+        let mut params = rmcp::model::GetPromptRequestParams::new(name.to_owned());
+        params.arguments = Some(arguments);
+        let got = tokio::time::timeout(timeout, self.service.peer().get_prompt(params))
+            .await
+            .map_err(|_| self.timed_out(timeout))?
+            .map_err(|error| self.refused(error))?;
+        serde_json::to_value(got).map_err(|e| self.failed(e))
+    }
+
     fn refused(&self, error: rmcp::ServiceError) -> McpError {
         match error.auth_challenge() {
             Some(challenge) => McpError::NeedsAuth {

@@ -206,6 +206,11 @@ impl ServerSlot {
         &self.definition
     }
 
+    /// How long a listing (tools, resources, prompts) may take.
+    pub(crate) fn list_limit(&self) -> Duration {
+        self.shared.limits.list
+    }
+
     /// Cleans text of the secrets the servers' definitions expanded (and any added).
     pub fn redactor(&self) -> &Redactor {
         &self.shared.redactor
@@ -257,7 +262,7 @@ impl ServerSlot {
     }
 
     /// The running connection, started when there is none (or it has gone).
-    async fn connection(&self) -> Result<Arc<Connection>, McpError> {
+    pub(crate) async fn connection(&self) -> Result<Arc<Connection>, McpError> {
         let mut running = self.running.lock().await;
         if let Some(connection) = &running.connection {
             if !connection.is_closed() {

@@ -6,6 +6,7 @@
 //! - [`environment`]: what a server's process and requests get: the scrubbed environment of
 //!   tool processes plus its own variables, secrets from the keychain (`${keychain:NAME}`).
 //! - [`connection`]: one running server through `rmcp` (the official SDK); its tools.
+//! - [`context`]: resources (attached to a message) and prompts (`/server:prompt`) as text.
 //! - [`hub`]: the app's servers: started lazily, restarted with backoff, every call time
 //!   limited and ended with its run, status and stderr log per server.
 //! - [`oauth`]: signing in to HTTP servers (OAuth 2.1 through `rmcp`), tokens in the keychain.
@@ -19,6 +20,7 @@
 //! approvals and the pins, and asks this crate to run them.
 
 pub mod connection;
+pub mod context;
 pub mod definition;
 pub mod environment;
 mod error;

@@ -17,6 +17,7 @@ import type { FolderListing } from './FolderListing';
 import type { ImageContent } from './ImageContent';
 import type { KeyCheck } from './KeyCheck';
 import type { KeyStatusList } from './KeyStatusList';
+import type { McpComposerItems } from './McpComposerItems';
 import type { McpScope } from './McpScope';
 import type { McpServerConfig } from './McpServerConfig';
 import type { McpServerReview } from './McpServerReview';
@@ -157,6 +158,9 @@ export interface Commands {
   approve_mcp_tools: { args: { scope: McpScope; name: string; hash: string }; response: McpServersView };
   mcp_server_log: { args: { scope: McpScope; name: string }; response: Array<string> };
   mcp_sign_in: { args: { scope: McpScope; name: string }; response: McpServersView };
+  mcp_composer_items: { args: Record<never, never>; response: McpComposerItems };
+  mcp_read_resource: { args: { scope: McpScope; server: string; uri: string }; response: DocumentAttachment };
+  mcp_get_prompt: { args: { scope: McpScope; server: string; name: string; arguments: { [key in string]: string } }; response: string };
   set_mcp_secret: { args: { name: string; value: string }; response: void };
   clone_destination: { args: { form: CloneForm }; response: string };
   clone_repository: { args: { form: CloneForm; progress: Channel<CloneProgress> }; response: OpenedProject };
@@ -263,6 +267,9 @@ export const COMMAND_NAMES = [
   'approve_mcp_tools',
   'mcp_server_log',
   'mcp_sign_in',
+  'mcp_composer_items',
+  'mcp_read_resource',
+  'mcp_get_prompt',
   'set_mcp_secret',
   'clone_destination',
   'clone_repository',

@@ -487,3 +487,80 @@ async fn a_session_calls_real_servers_and_their_answers_reach_the_model() {
     assert!(results[1].contains("Europe/Paris"), "{results:?}");
     setup.app.stop_mcp_servers().await;
 }
+
+#[tokio::test]
+async fn a_servers_resources_and_prompts_reach_the_composer_as_text() {
+    let setup = Setup::new(Script::new()).await;
+    let root = setup.project.path();
+    let mut config = mock_server("everything", None);
+    config.command = arbor_test_support::mcp::npm_server("mcp-server-everything")
+        .display()
+        .to_string();
+    config.args = vec!["stdio".into()];
+    setup.app.add_mcp_server(root, config).unwrap();
+    let items = setup.app.mcp_composer_items(root).await.unwrap();
+    assert!(items.problems.is_empty(), "{:?}", items.problems);
+    let resource = items
+        .resources
+        .iter()
+        .find(|r| r.uri.starts_with("demo://resource/static/document/"))
+        .expect("a static document");
+    let document = setup
+        .app
+        .mcp_read_resource(root, McpScope::User, "everything", &resource.uri)
+        .await
+        .unwrap();
+    assert!(
+        document
+            .text
+            .starts_with(&format!("[everything: {}: MCP resource", resource.uri)),
+        "{}",
+        document.text
+    );
+    assert!(document.text.lines().count() > 1);
+    let prompt = items
+        .prompts
+        .iter()
+        .find(|p| p.name == "args-prompt")
+        .expect("args-prompt");
+    assert_eq!(prompt.command, "/everything:args-prompt");
+    assert!(prompt
+        .arguments
+        .iter()
+        .any(|a| a.name == "city" && a.required));
+    let text = setup
+        .app
+        .mcp_get_prompt(
+            root,
+            McpScope::User,
+            "everything",
+            "args-prompt",
+            [("city".to_owned(), "Lyon".to_owned())].into(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(text, "What's weather in Lyon?");
+
+    // A switched-off server offers nothing and cannot be read from.
+    setup
+        .app
+        .set_mcp_server_enabled(root, McpScope::User, "everything", false)
+        .await
+        .unwrap();
+    assert!(setup
+        .app
+        .mcp_composer_items(root)
+        .await
+        .unwrap()
+        .resources
+        .is_empty());
+    let refused = setup
+        .app
+        .mcp_read_resource(root, McpScope::User, "everything", &resource.uri)
+        .await;
+    assert_eq!(
+        refused.unwrap_err().code(),
+        arbor_error_code::ErrorCode::McpNotApproved
+    );
+    setup.app.stop_mcp_servers().await;
+}

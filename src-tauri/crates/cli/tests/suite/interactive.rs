@@ -273,3 +273,65 @@ async fn a_permission_request_is_answered_at_the_prompt() {
     assert!(told, "the reason did not reach the model");
     tmux.keys(&["/quit", "Enter"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_prompt_is_filled_sent_and_its_tool_call_asked_with_its_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = Script::new()
+        .turn(Turn::text("Sunny."))
+        .turn(
+            Turn::stream().tool_call("mcp__everything__echo", json!({"message": "from the pane"})),
+        )
+        .turn(Turn::text("Echoed."));
+    let mock = MockProvider::start(script).await.unwrap();
+    let (tmux, data) = start_arbor(dir.path(), &mock, WireApi::OpenAiCompletions);
+    tmux.wait_for("/help for commands");
+    // The server is added and its tools approved in the data folder the pane uses.
+    let app = arbor_app::ArborApp::open(Some(data.path())).unwrap();
+    let everything = arbor_test_support::mcp::npm_server("mcp-server-everything");
+    app.add_mcp_server(
+        dir.path(),
+        arbor_app::views::mcp::McpServerConfig {
+            name: "everything".into(),
+            command: everything.display().to_string(),
+            args: vec!["stdio".into()],
+            enabled: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let scope = arbor_app::views::mcp::McpScope::User;
+    let review = app
+        .mcp_tools_review(dir.path(), scope, "everything")
+        .await
+        .unwrap();
+    app.approve_mcp_tools(dir.path(), scope, "everything", &review.hash)
+        .await
+        .unwrap();
+    app.stop_mcp_servers().await;
+
+    tmux.keys(&["/everything:args-prompt city=Lyon", "Enter"]);
+    tmux.wait_for("What's weather in Lyon?");
+    tmux.wait_for("Sunny.");
+    assert!(mock.requests()[0]
+        .body_text
+        .contains("What's weather in Lyon?"));
+    tmux.keys(&["/everything:args-prompt town", "Enter"]);
+    tmux.wait_for("takes NAME=VALUE arguments");
+
+    tmux.keys(&["echo something", "Enter"]);
+    let screen = tmux.wait_for("Answer: /yes");
+    assert!(
+        screen.contains("\"message\": \"from the pane\""),
+        "{screen}"
+    );
+    tmux.keys(&["/yes", "Enter"]);
+    tmux.wait_for("Echoed.");
+    assert!(mock
+        .requests()
+        .last()
+        .unwrap()
+        .body_text
+        .contains("from the pane"));
+    tmux.keys(&["/quit", "Enter"]);
+}

@@ -145,3 +145,47 @@ pub struct McpToolsReview {
     /// Approving approves exactly this list.
     pub hash: String,
 }
+
+/// A resource of a usable server, as the composer's `@` menu lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct McpResourceView {
+    pub server: String,
+    pub scope: McpScope,
+    pub uri: String,
+    pub name: String,
+    #[ts(optional = nullable)]
+    pub description: Option<String>,
+    #[ts(optional = nullable)]
+    pub mime_type: Option<String>,
+}
+
+/// One argument of a prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct McpPromptArgument {
+    pub name: String,
+    #[ts(optional = nullable)]
+    pub description: Option<String>,
+    pub required: bool,
+}
+
+/// A prompt of a usable server, offered as the composer's (and the CLI's) `/server:prompt`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct McpPromptView {
+    pub server: String,
+    pub scope: McpScope,
+    pub name: String,
+    /// `/server:prompt`, as typed.
+    pub command: String,
+    #[ts(optional = nullable)]
+    pub description: Option<String>,
+    pub arguments: Vec<McpPromptArgument>,
+}
+
+/// What a usable server offers the composer; servers that could not be asked are named.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct McpComposerItems {
+    pub resources: Vec<McpResourceView>,
+    pub prompts: Vec<McpPromptView>,
+    /// `server: why` for each server that did not answer.
+    pub problems: Vec<String>,
+}
