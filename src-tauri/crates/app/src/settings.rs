@@ -196,6 +196,15 @@ mod tests {
                 allow: vec!["Bash(cargo test *)".into()],
             }),
             secret_paths: Some(vec!["~/.ssh".into()]),
+            mcp_search_at_percent: Some(25),
+            mcp_servers: vec![arbor_protocol::views::mcp::McpServerConfig {
+                name: "git".into(),
+                command: "uvx".into(),
+                args: vec!["mcp-server-git".into()],
+                env: [("TOKEN".to_owned(), "${keychain:git}".to_owned())].into(),
+                enabled: false,
+                ..Default::default()
+            }],
         };
         settings.save(dir.path()).unwrap();
         assert_eq!(Settings::load(dir.path()).unwrap(), settings);
@@ -224,6 +233,24 @@ mod tests {
                 "{error}"
             );
         }
+        for percent in [0, 101] {
+            let bad = Settings {
+                mcp_search_at_percent: Some(percent),
+                ..Settings::default()
+            };
+            assert!(bad.save(dir.path()).unwrap_err().to_string().contains("MCP search"));
+        }
+        let twice = arbor_protocol::views::mcp::McpServerConfig {
+            name: "same".into(),
+            command: "x".into(),
+            enabled: true,
+            ..Default::default()
+        };
+        let bad = Settings {
+            mcp_servers: vec![twice.clone(), twice],
+            ..Settings::default()
+        };
+        assert!(bad.save(dir.path()).unwrap_err().to_string().contains("two MCP servers"));
         for secs in [0, 9, 3601] {
             let bad = Settings {
                 stream_idle_timeout_secs: Some(secs),

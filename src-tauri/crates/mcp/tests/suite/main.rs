@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! arbor-mcp against real processes: the misbehaving mock server (crash, hang, flood, malformed
 //! JSON, a 10 MB answer, a tool rewritten after approval) and real servers from npm.
 
