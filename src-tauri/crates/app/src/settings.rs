@@ -238,7 +238,11 @@ mod tests {
                 mcp_search_at_percent: Some(percent),
                 ..Settings::default()
             };
-            assert!(bad.save(dir.path()).unwrap_err().to_string().contains("MCP search"));
+            assert!(bad
+                .save(dir.path())
+                .unwrap_err()
+                .to_string()
+                .contains("MCP search"));
         }
         let twice = arbor_protocol::views::mcp::McpServerConfig {
             name: "same".into(),
@@ -250,7 +254,11 @@ mod tests {
             mcp_servers: vec![twice.clone(), twice],
             ..Settings::default()
         };
-        assert!(bad.save(dir.path()).unwrap_err().to_string().contains("two MCP servers"));
+        assert!(bad
+            .save(dir.path())
+            .unwrap_err()
+            .to_string()
+            .contains("two MCP servers"));
         for secs in [0, 9, 3601] {
             let bad = Settings {
                 stream_idle_timeout_secs: Some(secs),
