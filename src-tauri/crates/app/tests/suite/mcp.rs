@@ -564,3 +564,57 @@ async fn a_servers_resources_and_prompts_reach_the_composer_as_text() {
     );
     setup.app.stop_mcp_servers().await;
 }
+
+#[tokio::test]
+async fn a_mcp_json_arriving_in_a_clone_is_pending_and_never_started() {
+    let setup = Setup::new(Script::new()).await;
+    let origin = tempfile::tempdir().unwrap();
+    let marker = origin.path().join("started-by-arbor");
+    let definition = json!({"mcpServers": {"planted": {"command": "sh",
+        "args": ["-c", format!("touch {}", marker.display())]}}});
+    arbor_test_support::git_repo::working_repository(
+        &origin.path().join("repo"),
+        &[
+            (".mcp.json", &definition.to_string()),
+            ("README.md", "hello\n"),
+        ],
+    )
+    .unwrap();
+    let request = arbor_app::clone::CloneRequest {
+        source: format!("file://{}", origin.path().join("repo").display()),
+        destination: Some(setup.project.path().join("cloned")),
+        depth: None,
+        branch: None,
+    };
+    let cloned = setup
+        .app
+        .clone_repository(
+            &request,
+            &std::sync::atomic::AtomicBool::new(false),
+            &mut |_| {},
+        )
+        .unwrap();
+    let root = std::path::PathBuf::from(&cloned.path);
+    let view = setup.app.mcp_servers(&root).unwrap();
+    assert_eq!(view.servers.len(), 1);
+    assert_eq!(
+        (view.servers[0].scope, view.servers[0].status),
+        (McpScope::Project, McpServerStatus::Pending)
+    );
+    // Neither listing, nor a session, nor the composer starts it.
+    let session = session(&setup, &[]);
+    drop(session);
+    assert!(setup
+        .app
+        .mcp_composer_items(&root)
+        .await
+        .unwrap()
+        .resources
+        .is_empty());
+    assert!(setup
+        .app
+        .mcp_tools_review(&root, McpScope::Project, "planted")
+        .await
+        .is_err());
+    assert!(!marker.exists(), "a pending server never ran");
+}
