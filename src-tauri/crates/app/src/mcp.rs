@@ -425,6 +425,19 @@ impl ArborApp {
         scope: McpScope,
         name: &str,
     ) -> Result<(String, McpEntry, Vec<RemoteTool>), AppError> {
+        let (project_id, entry, slot) = self.approved_slot(root, scope, name)?;
+        let now = slot.tools().await?;
+        Ok((project_id, entry, now))
+    }
+
+    /// The server `name` of `scope`, refused while a project's definition is not approved
+    /// (it never starts then); with the project approvals are kept under.
+    fn approved_slot(
+        &self,
+        root: &Path,
+        scope: McpScope,
+        name: &str,
+    ) -> Result<(String, McpEntry, Arc<arbor_mcp::ServerSlot>), AppError> {
         let (project_id, entry) = self.mcp_entry(root, scope, name)?;
         if !entry.approved {
             return Err(McpError::NotApproved(format!(
@@ -437,8 +450,7 @@ impl ArborApp {
             &entry.definition,
             PathBuf::from(root),
         );
-        let now = slot.tools().await?;
-        Ok((project_id, entry, now))
+        Ok((project_id, entry, slot))
     }
 
     /// Approves the server's tools exactly as reviewed (the review's `hash`): they are offered
@@ -477,18 +489,7 @@ impl ArborApp {
         name: &str,
         open: &(dyn Fn(String) + Send + Sync),
     ) -> Result<McpServersView, AppError> {
-        let (_, entry) = self.mcp_entry(root, scope, name)?;
-        if !entry.approved {
-            return Err(McpError::NotApproved(format!(
-                "the project's server {name:?} is not approved: review its definition first"
-            ))
-            .into());
-        }
-        let slot = self.mcp_hub().server(
-            &hub_key(root, scope, name),
-            &entry.definition,
-            PathBuf::from(root),
-        );
+        let (_, _, slot) = self.approved_slot(root, scope, name)?;
         slot.sign_in(open, arbor_mcp::oauth::SIGN_IN_TIMEOUT)
             .await?;
         self.mcp_servers(root)

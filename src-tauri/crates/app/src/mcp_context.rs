@@ -132,11 +132,6 @@ impl ArborApp {
         arguments: BTreeMap<String, String>,
     ) -> Result<String, AppError> {
         let slot = self.usable_slot(root, scope, server)?;
-        let arguments = arguments
-            .into_iter()
-            .map(|(k, v)| (k, serde_json::Value::String(v)))
-            .collect();
-        let text = slot.get_prompt(name, arguments).await?;
-        Ok(slot.redactor().text(&text).into_owned())
+        Ok(slot.get_prompt(name, arguments).await?)
     }
 }

@@ -233,12 +233,7 @@ impl LiveSession {
                 "no usable MCP server {server:?} here (`arbor mcp list` shows them)"
             ))
         })?;
-        let arguments = arguments
-            .into_iter()
-            .map(|(k, v)| (k, serde_json::Value::String(v)))
-            .collect();
-        let text = slot.get_prompt(prompt, arguments).await?;
-        Ok(slot.redactor().text(&text).into_owned())
+        Ok(slot.get_prompt(prompt, arguments).await?)
     }
 
     /// Offers the tools again (a tool's files may have changed since the last request).

@@ -148,18 +148,22 @@ impl ServerSlot {
             .collect())
     }
 
-    /// A prompt filled with `arguments`, as the text of a message (capped).
+    /// A prompt filled with `arguments`, as the text of a message (capped, and cleaned of the
+    /// secrets this hub knows).
     pub async fn get_prompt(
         &self,
         name: &str,
-        arguments: Map<String, Value>,
+        arguments: std::collections::BTreeMap<String, String>,
     ) -> Result<String, McpError> {
+        let arguments: Map<String, Value> = arguments
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect();
         let connection = self.connection().await?;
-        Ok(prompt_text(
-            &connection
-                .get_prompt(name, arguments, self.list_limit())
-                .await?,
-        ))
+        let got = connection
+            .get_prompt(name, arguments, self.list_limit())
+            .await?;
+        Ok(self.redactor().text(&prompt_text(&got)).into_owned())
     }
 }
 

@@ -120,4 +120,37 @@ impl RecordedRequest {
         static NULL: Value = Value::Null;
         self.body.as_ref().unwrap_or(&NULL)
     }
+
+    /// The names of the tools the request offered (every wire format's `tools[]`: a chat
+    /// completion's `function.name`, or the tool's own `name`).
+    pub fn offered_tools(&self) -> Vec<String> {
+        self.json()["tools"]
+            .as_array()
+            .map(|tools| {
+                tools
+                    .iter()
+                    .filter_map(|t| {
+                        t["function"]["name"]
+                            .as_str()
+                            .or_else(|| t["name"].as_str())
+                    })
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The tool results a chat-completions request sent back, in order, each as its JSON text.
+    pub fn tool_results(&self) -> Vec<String> {
+        self.json()["messages"]
+            .as_array()
+            .map(|messages| {
+                messages
+                    .iter()
+                    .filter(|m| m["role"] == "tool")
+                    .map(|m| m["content"].to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }

@@ -72,28 +72,6 @@ fn session(setup: &Setup, allow: &[&str]) -> LiveSession {
     session
 }
 
-fn offered(request: &Value) -> Vec<String> {
-    request["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn tool_results(request: &Value) -> Vec<String> {
-    request["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].to_string())
-        .collect()
-}
-
 #[tokio::test]
 async fn a_users_server_tool_is_offered_after_review_asked_by_default_and_run_under_a_rule() {
     let script = Script::new()
@@ -145,13 +123,14 @@ async fn a_users_server_tool_is_offered_after_review_asked_by_default_and_run_un
     let asked = session(&setup, &[]);
     live::run(&asked, "echo it").await;
     let requests = setup.mock.requests();
-    let first = requests[0].body.as_ref().unwrap();
     assert!(
-        offered(first).contains(&"mcp__mock__echo".to_owned()),
+        requests[0]
+            .offered_tools()
+            .contains(&"mcp__mock__echo".to_owned()),
         "{:?}",
-        offered(first)
+        requests[0].offered_tools()
     );
-    let results = tool_results(requests[1].body.as_ref().unwrap());
+    let results = requests[1].tool_results();
     assert!(
         !results[0].contains("asked first"),
         "the call did not run: {results:?}"
@@ -161,7 +140,7 @@ async fn a_users_server_tool_is_offered_after_review_asked_by_default_and_run_un
     let allowed = session(&setup, &["Mcp(mock:*)"]);
     live::run(&allowed, "echo it").await;
     let requests = setup.mock.requests();
-    let results = tool_results(requests.last().unwrap().body.as_ref().unwrap());
+    let results = requests.last().unwrap().tool_results();
     assert!(
         results.iter().any(|r| r.contains("from the mcp server")),
         "{results:?}"
@@ -248,7 +227,8 @@ async fn a_projects_server_waits_for_approval_of_its_exact_definition_and_a_rewr
         .unwrap();
     let first = session(&setup, &[]);
     live::run(&first, "hi").await;
-    assert!(offered(setup.mock.requests()[0].body.as_ref().unwrap())
+    assert!(setup.mock.requests()[0]
+        .offered_tools()
         .contains(&"mcp__repo__echo".to_owned()));
 
     // The server rewrites its tool: once seen, the tool is left out until reviewed again.
@@ -287,7 +267,8 @@ async fn a_projects_server_waits_for_approval_of_its_exact_definition_and_a_rewr
         1
     );
     live::run(&first, "hi again").await;
-    assert!(!offered(setup.mock.requests()[1].body.as_ref().unwrap())
+    assert!(!setup.mock.requests()[1]
+        .offered_tools()
         .contains(&"mcp__repo__echo".to_owned()));
 
     // A changed definition is pending again, with the change shown.
@@ -309,7 +290,8 @@ async fn a_projects_server_waits_for_approval_of_its_exact_definition_and_a_rewr
         changed.diff
     );
     live::run(&first, "third").await;
-    assert!(!offered(setup.mock.requests()[2].body.as_ref().unwrap())
+    assert!(!setup.mock.requests()[2]
+        .offered_tools()
         .iter()
         .any(|t| t.starts_with("mcp__")));
     setup.app.stop_mcp_servers().await;
@@ -395,17 +377,17 @@ async fn many_servers_schemas_give_way_to_a_search_whose_finds_are_offered_next(
     let searching = session(&setup, &["Mcp(beta:*)"]);
     live::run(&searching, "find a beta tool").await;
     let requests = setup.mock.requests();
-    let first = offered(requests[0].body.as_ref().unwrap());
+    let first = requests[0].offered_tools();
     assert!(first.contains(&"mcp_tool_search".to_owned()), "{first:?}");
     assert!(!first.iter().any(|t| t.starts_with("mcp__")), "{first:?}");
-    let second = offered(requests[1].body.as_ref().unwrap());
+    let second = requests[1].offered_tools();
     assert!(
         second.contains(&"mcp__beta__beta_0".to_owned())
             && second.contains(&"mcp__beta__beta_1".to_owned()),
         "{second:?}"
     );
     assert_eq!(second.iter().filter(|t| t.starts_with("mcp__")).count(), 2);
-    let results = tool_results(requests[2].body.as_ref().unwrap());
+    let results = requests[2].tool_results();
     assert!(
         results.iter().any(|r| r.contains("no tool beta_1")),
         "the found tool was called on its server: {results:?}"
@@ -418,7 +400,7 @@ async fn many_servers_schemas_give_way_to_a_search_whose_finds_are_offered_next(
     let whole = session(&setup, &[]);
     live::run(&whole, "all tools").await;
     let requests = setup.mock.requests();
-    let all = offered(requests[3].body.as_ref().unwrap());
+    let all = requests[3].offered_tools();
     assert_eq!(all.iter().filter(|t| t.starts_with("mcp__")).count(), 100);
     let size = |i: usize| {
         serde_json::to_string(&requests[i].body.as_ref().unwrap()["tools"])
@@ -479,7 +461,7 @@ async fn a_session_calls_real_servers_and_their_answers_reach_the_model() {
     let session = session(&setup, &["Mcp(everything:echo)", "Mcp(time:*)"]);
     live::run(&session, "use the real servers").await;
     let requests = setup.mock.requests();
-    let results = tool_results(requests.last().unwrap().body.as_ref().unwrap());
+    let results = requests.last().unwrap().tool_results();
     assert!(
         results[0].contains("through server-everything"),
         "{results:?}"

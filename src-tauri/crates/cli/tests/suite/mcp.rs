@@ -24,28 +24,6 @@ fn script() -> String {
         .to_string()
 }
 
-fn offered(request: &Value) -> Vec<String> {
-    request["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn tool_results(request: &Value) -> String {
-    request["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].to_string())
-        .collect()
-}
-
 #[tokio::test]
 async fn a_server_added_approved_and_called_by_a_print_run() {
     let mock = MockProvider::start(
@@ -121,8 +99,10 @@ async fn a_server_added_approved_and_called_by_a_print_run() {
     let run = arbor_in(&arbor, root, &args).await;
     assert_eq!(run.status, 0, "{}", run.stderr);
     let requests = mock.requests();
-    assert!(offered(requests[0].body.as_ref().unwrap()).contains(&"mcp__mock__echo".to_owned()));
-    let results = tool_results(requests.last().unwrap().body.as_ref().unwrap());
+    assert!(requests[0]
+        .offered_tools()
+        .contains(&"mcp__mock__echo".to_owned()));
+    let results = requests.last().unwrap().tool_results().join("\n");
     assert!(results.contains("echoed by the server"), "{results}");
     assert!(
         !results.contains("tok-s3cret-value-123"),
@@ -167,7 +147,8 @@ async fn a_projects_mcp_json_is_pending_and_never_started_until_approved() {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let run = arbor_in(&arbor, root, &args).await;
     assert_eq!(run.status, 0, "{}", run.stderr);
-    assert!(!offered(mock.requests()[0].body.as_ref().unwrap())
+    assert!(!mock.requests()[0]
+        .offered_tools()
         .iter()
         .any(|t| t.starts_with("mcp__")));
     assert!(!log.exists(), "a pending server is never started");
@@ -181,7 +162,7 @@ async fn a_projects_mcp_json_is_pending_and_never_started_until_approved() {
     );
     let run = arbor_in(&arbor, root, &args).await;
     assert_eq!(run.status, 0, "{}", run.stderr);
-    assert!(
-        offered(mock.requests()[1].body.as_ref().unwrap()).contains(&"mcp__repo__echo".to_owned())
-    );
+    assert!(mock.requests()[1]
+        .offered_tools()
+        .contains(&"mcp__repo__echo".to_owned()));
 }
