@@ -87,6 +87,7 @@ fn main() {
                 url: String::new(),
                 headers: Default::default(),
                 enabled: true,
+                ..Default::default()
             };
             app.add_mcp_server(root, config).unwrap();
             let review = app.mcp_tools_review(root, McpScope::User, prefix).await.unwrap();

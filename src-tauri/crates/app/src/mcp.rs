@@ -34,6 +34,13 @@ pub fn definition_of(config: &McpServerConfig) -> ServerDefinition {
             McpTransport::Http => Transport::Http {
                 url: config.url.clone(),
                 headers: config.headers.clone(),
+                oauth: (!config.oauth_client_id.trim().is_empty()).then(|| {
+                    arbor_mcp::definition::OAuthClient {
+                        client_id: config.oauth_client_id.trim().to_owned(),
+                        client_secret: Some(config.oauth_client_secret.trim().to_owned())
+                            .filter(|s| !s.is_empty()),
+                    }
+                }),
             },
         },
     }

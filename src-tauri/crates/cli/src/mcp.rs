@@ -34,6 +34,13 @@ pub enum McpAction {
         /// A header sent to an HTTP server, `NAME=VALUE`; repeatable.
         #[arg(long = "header", value_name = "NAME=VALUE")]
         headers: Vec<String>,
+        /// An OAuth client registered beforehand with the server (for servers that do not
+        /// register clients themselves).
+        #[arg(long, value_name = "ID", requires = "url")]
+        oauth_client_id: Option<String>,
+        /// That client's secret, as `${keychain:NAME}` (see `arbor mcp secret`).
+        #[arg(long, value_name = "REFERENCE", requires = "oauth_client_id")]
+        oauth_client_secret: Option<String>,
         /// The command and its arguments, after `--`.
         #[arg(last = true, value_name = "COMMAND")]
         command: Vec<String>,
@@ -216,7 +223,15 @@ pub fn run(
                 }
                 Ok::<_, anyhow::Error>(ExitCode::SUCCESS)
             }
-            McpAction::Add { name, url, env, headers, command } => {
+            McpAction::Add {
+                name,
+                url,
+                env,
+                headers,
+                oauth_client_id,
+                oauth_client_secret,
+                command,
+            } => {
                 let (transport, command, args) = match (url, command.split_first()) {
                     (Some(_), _) => (McpTransport::Http, String::new(), Vec::new()),
                     (None, Some((command, args))) => (McpTransport::Stdio, command.clone(), args.to_vec()),
@@ -230,6 +245,8 @@ pub fn run(
                     env: pairs(env, "--env")?,
                     url: url.clone().unwrap_or_default(),
                     headers: pairs(headers, "--header")?,
+                    oauth_client_id: oauth_client_id.clone().unwrap_or_default(),
+                    oauth_client_secret: oauth_client_secret.clone().unwrap_or_default(),
                     enabled: true,
                 };
                 app.add_mcp_server(cwd, config)?;

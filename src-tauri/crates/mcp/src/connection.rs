@@ -118,7 +118,7 @@ impl Connection {
                 }
                 tokio::time::timeout(timeout, client.serve(transport)).await
             }
-            Transport::Http { url, headers } => {
+            Transport::Http { url, headers, .. } => {
                 let (headers, _) = expansion.expand_map(&name, headers)?;
                 let mut config =
                     rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(

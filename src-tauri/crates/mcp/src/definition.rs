@@ -42,7 +42,21 @@ pub enum Transport {
         /// Headers sent with every request; values expand like `env`'s.
         #[serde(default)]
         headers: BTreeMap<String, String>,
+        /// An OAuth client registered with the server's authorization server beforehand (for
+        /// servers that do not register clients dynamically).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        oauth: Option<OAuthClient>,
     },
+}
+
+/// A client registered beforehand: its id, and its secret (`${keychain:NAME}`, never the
+/// secret itself) when it has one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthClient {
+    pub client_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
 }
 
 /// One MCP server.
@@ -68,7 +82,26 @@ impl ServerDefinition {
                     }
                 }
             }
-            Transport::Http { url, headers } => {
+            Transport::Http {
+                url,
+                headers,
+                oauth,
+            } => {
+                if let Some(client) = oauth {
+                    if client.client_id.trim().is_empty() {
+                        return Err(self.invalid("its OAuth client has no id"));
+                    }
+                    if client
+                        .client_secret
+                        .as_deref()
+                        .is_some_and(|secret| !secret.starts_with("${keychain:"))
+                    {
+                        return Err(self.invalid(
+                            "its OAuth client secret must be a ${keychain:NAME} reference, never \
+                             the secret itself",
+                        ));
+                    }
+                }
                 let lower = url.to_ascii_lowercase();
                 if !(lower.starts_with("https://") || lower.starts_with("http://")) {
                     return Err(self.invalid(format!(
@@ -169,6 +202,8 @@ struct FileEntry {
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    #[serde(default)]
+    oauth: Option<OAuthClient>,
 }
 
 fn entry_definition(name: &str, entry: FileEntry) -> Result<ServerDefinition, String> {
@@ -188,6 +223,7 @@ fn entry_definition(name: &str, entry: FileEntry) -> Result<ServerDefinition, St
         "http" | "streamable-http" | "streamableHttp" => Transport::Http {
             url: entry.url.ok_or("an http server needs \"url\"")?,
             headers: entry.headers,
+            oauth: entry.oauth,
         },
         "sse" => {
             return Err(
@@ -299,6 +335,21 @@ mod tests {
         assert!(problems["none"].contains("command"));
         assert!(problems["ftp"].contains("http(s)"));
         assert!(parse_project_file("{").problems[0].1.contains("not valid"));
+        let oauth = parse_project_file(
+            r#"{"mcpServers": {
+                "gh": {"type": "http", "url": "https://x/mcp", "oauth": {"clientId": "abc", "clientSecret": "${keychain:gh}", "callbackPort": 8080}},
+                "leak": {"type": "http", "url": "https://x/mcp", "oauth": {"clientId": "abc", "clientSecret": "plain-secret"}}
+            }}"#,
+        );
+        assert_eq!(oauth.servers.len(), 1);
+        assert!(
+            matches!(&oauth.servers[0].transport, Transport::Http { oauth: Some(c), .. } if c.client_id == "abc")
+        );
+        assert!(
+            oauth.problems[0].1.contains("never the secret itself"),
+            "{:?}",
+            oauth.problems
+        );
         assert_eq!(parse_project_file("{}"), ProjectServers::default());
     }
 

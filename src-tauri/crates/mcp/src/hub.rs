@@ -434,7 +434,7 @@ impl ServerSlot {
         open: &(dyn Fn(String) + Send + Sync),
         timeout: Duration,
     ) -> Result<(), McpError> {
-        let crate::Transport::Http { url, .. } = &self.definition.transport else {
+        let crate::Transport::Http { url, oauth, .. } = &self.definition.transport else {
             return Err(McpError::InvalidServer {
                 name: self.definition.name.clone(),
                 why: "only an HTTP server signs in".into(),
@@ -442,10 +442,31 @@ impl ServerSlot {
         };
         let credentials = crate::oauth::KeychainCredentials::new(self.shared.keychain.clone(), url);
         let challenge = self.status().challenge;
+        let client = match oauth {
+            None => None,
+            Some(client) => {
+                let secret = match &client.client_secret {
+                    None => None,
+                    Some(reference) => {
+                        let tool_environment = lock(&self.shared.tool_environment).clone();
+                        let variables = |name: &str| std::env::var_os(name);
+                        let expansion = Expansion {
+                            keychain: self.shared.keychain.as_ref(),
+                            tool_environment: &tool_environment,
+                            variables: &variables,
+                        };
+                        let expanded = expansion.expand(&self.definition.name, reference)?;
+                        arbor_secrets::Secret::new(expanded.value)
+                    }
+                };
+                Some((client.client_id.clone(), secret))
+            }
+        };
         crate::oauth::sign_in(
             &self.definition.name,
             url,
             challenge,
+            client,
             credentials,
             open,
             timeout,

@@ -124,13 +124,14 @@ async fn one_request(stream: &mut tokio::net::TcpStream) -> Option<String> {
 }
 
 /// Signs in to the server `name` at `url`: discovery (seeded by its 401 `challenge` when
-/// known), registration, then the authorization page opened by `open` (the system browser; a
+/// known), registration (or the `client` registered beforehand: its id and secret), then the authorization page opened by `open` (the system browser; a
 /// test follows it itself), the redirect caught on a loopback port, the code exchanged and the
 /// tokens kept in the keychain. Waits at most `timeout` for the browser.
 pub async fn sign_in(
     name: &str,
     url: &str,
     challenge: Option<String>,
+    client: Option<(String, Option<Secret>)>,
     credentials: KeychainCredentials,
     open: &(dyn Fn(String) + Send + Sync),
     timeout: Duration,
@@ -149,6 +150,13 @@ pub async fn sign_in(
     let mut request = AuthorizationRequest::new(redirect.as_str()).with_client_name("Arbor");
     if let Some(challenge) = challenge {
         request = request.with_challenge(challenge);
+    }
+    // A client registered beforehand, for servers that do not register clients themselves.
+    if let Some((client_id, secret)) = client {
+        request = request.with_preregistered_client(client_id);
+        if let Some(secret) = secret {
+            request = request.with_client_secret(secret.expose());
+        }
     }
     state
         .start_authorization(request)

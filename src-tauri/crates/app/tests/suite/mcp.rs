@@ -32,6 +32,7 @@ fn mock_server(name: &str, tools_file: Option<&Path>) -> McpServerConfig {
         url: String::new(),
         headers: Default::default(),
         enabled: true,
+        ..Default::default()
     }
 }
 

@@ -214,6 +214,7 @@ async fn over_http_a_request_without_the_token_is_refused_and_the_conformance_su
         transport: Transport::Http {
             url: url.clone(),
             headers: Default::default(),
+            oauth: None,
         },
     };
     let refused = hub
@@ -230,6 +231,7 @@ async fn over_http_a_request_without_the_token_is_refused_and_the_conformance_su
         transport: Transport::Http {
             url: url.clone(),
             headers: [("Authorization".to_owned(), format!("Bearer {token}"))].into(),
+            oauth: None,
         },
     };
     let tools = hub

@@ -15,6 +15,28 @@ use tokio_util::sync::CancellationToken;
 /// must not loop it forever).
 const SIGN_IN_ATTEMPTS: usize = 3;
 
+/// A client registered beforehand, when the scenario's context names one: its secret kept in
+/// the (in-memory) keychain and named by reference, as a person's definition would.
+fn preregistered(keychain: &MemoryStore) -> Option<arbor_mcp::definition::OAuthClient> {
+    let context: Value =
+        serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT").ok()?).ok()?;
+    let client_id = context.get("client_id")?.as_str()?.to_owned();
+    let client_secret = context
+        .get("client_secret")
+        .and_then(Value::as_str)
+        .map(|secret| {
+            use arbor_secrets::SecretStore;
+            if let Some(secret) = arbor_secrets::Secret::new(secret) {
+                let _ = keychain.set(&arbor_mcp::environment::keychain_account("client"), &secret);
+            }
+            "${keychain:client}".to_owned()
+        });
+    Some(arbor_mcp::definition::OAuthClient {
+        client_id,
+        client_secret,
+    })
+}
+
 fn arguments_for(tool: &str) -> Map<String, Value> {
     let value = match tool {
         "add_numbers" => json!({"a": 2, "b": 3}),
@@ -30,8 +52,9 @@ async fn main() -> std::process::ExitCode {
         return std::process::ExitCode::from(2);
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let keychain = Arc::new(MemoryStore::default());
     let hub = McpHub::new(
-        Arc::new(MemoryStore::default()),
+        keychain.clone(),
         ToolEnvironment::default(),
         Redactor::new(),
         HubLimits {
@@ -45,6 +68,7 @@ async fn main() -> std::process::ExitCode {
         transport: Transport::Http {
             url,
             headers: Default::default(),
+            oauth: preregistered(&keychain),
         },
     };
     let server = hub.server("conformance", &definition, std::env::temp_dir());

@@ -79,6 +79,7 @@ async fn server_everything_over_streamable_http() {
         transport: Transport::Http {
             url: format!("http://127.0.0.1:{port}/mcp"),
             headers: Default::default(),
+            oauth: None,
         },
     };
     let server = hub.server("web", &definition, std::env::temp_dir());

@@ -39,6 +39,13 @@ pub struct McpServerConfig {
     pub url: String,
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// An OAuth client registered beforehand with the server's authorization server (http;
+    /// empty: the client registers itself, when the server allows it).
+    #[serde(default)]
+    pub oauth_client_id: String,
+    /// That client's secret as `${keychain:NAME}` (never the secret itself); empty: none.
+    #[serde(default)]
+    pub oauth_client_secret: String,
     /// Off: its tools are not offered and it is never started.
     #[serde(default = "enabled")]
     pub enabled: bool,
