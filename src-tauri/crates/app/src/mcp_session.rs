@@ -24,7 +24,9 @@ pub(crate) struct McpSource {
     root: PathBuf,
     /// The project approvals are kept under (a worktree's main project).
     project_id: String,
-    store: Mutex<Store>,
+    /// Its own connection, opened the first time a server is configured (a session without
+    /// MCP servers never opens it).
+    store: std::sync::OnceLock<Mutex<Store>>,
     /// The tools the model found with the search tool (offered although schemas are many).
     loaded: LoadedTools,
     /// Offers the session's tools again (set by `SessionTools::set_mcp`).
@@ -42,6 +44,7 @@ impl McpSource {
         let project = recorder.project();
         recorder.with_store(|store| {
             let data_dir = store.path().parent()?.to_owned();
+            // (The worktree lookup is one indexed query on the recorder's own connection.)
             let project_id = match store.worktree_of_project(&project.id).ok()? {
                 Some(worktree) => worktree.main_project_id,
                 None => project.id.clone(),
@@ -51,7 +54,7 @@ impl McpSource {
                 data_dir,
                 root: root.to_owned(),
                 project_id,
-                store: Mutex::new(store.open_another().ok()?),
+                store: std::sync::OnceLock::new(),
                 loaded: LoadedTools::default(),
                 on_load: std::sync::OnceLock::new(),
             })
@@ -87,10 +90,26 @@ impl McpSource {
             .collect()
     }
 
+    /// The settings and the store connection, or `None` when no server is configured at all
+    /// (none in the settings, no `.mcp.json`): then nothing else is read.
+    fn configured(&self) -> Option<(Settings, std::sync::MutexGuard<'_, Store>)> {
+        let settings = Settings::load(&self.data_dir).unwrap_or_default();
+        if settings.mcp_servers.is_empty() && !self.root.join(arbor_mcp::PROJECT_FILE).exists() {
+            return None;
+        }
+        let store = match self.store.get() {
+            Some(store) => store,
+            None => {
+                let opened = Store::open(&self.data_dir).ok()?;
+                self.store.get_or_init(|| Mutex::new(opened))
+            }
+        };
+        Some((settings, store.lock().unwrap_or_else(|p| p.into_inner())))
+    }
+
     /// The usable server `name` (switched on, approved when the project defines it).
     pub(crate) fn usable_slot(&self, name: &str) -> Option<Arc<arbor_mcp::ServerSlot>> {
-        let settings = Settings::load(&self.data_dir).unwrap_or_default();
-        let store = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        let (settings, store) = self.configured()?;
         let (servers, _) = entries(&settings, &store, &self.root, &self.project_id).ok()?;
         let entry = servers
             .into_iter()
@@ -106,11 +125,12 @@ impl McpSource {
     /// configuration cannot be read offers nothing (it is shown with its problem in the
     /// settings).
     fn approved(&self) -> (Vec<Arc<dyn AgentTool>>, Vec<String>, usize) {
-        let settings = Settings::load(&self.data_dir).unwrap_or_default();
+        let Some((settings, store)) = self.configured() else {
+            return (Vec::new(), Vec::new(), DEFAULT_SHARE_PERCENT as usize);
+        };
         let percent = settings
             .mcp_search_at_percent
             .map_or(DEFAULT_SHARE_PERCENT as usize, usize::from);
-        let store = self.store.lock().unwrap_or_else(|p| p.into_inner());
         let Ok((servers, _)) = entries(&settings, &store, &self.root, &self.project_id) else {
             return (Vec::new(), Vec::new(), percent);
         };
