@@ -20,6 +20,8 @@ import type {
   SessionTreeView,
   TreeNodeView,
   KeyStatusList,
+  McpPromptView,
+  McpResourceView,
   McpServerConfig,
   McpServersView,
   McpServerView,
@@ -541,6 +543,29 @@ export const ANSWERS: FakeAnswers = {
     return mcpView();
   },
   set_mcp_secret: () => undefined,
+  mcp_composer_items: () => ({
+    resources: MCP_RESOURCES.map((resource) => ({ ...resource })),
+    prompts: MCP_PROMPTS.map((prompt) => ({ ...prompt })),
+    problems: [],
+  }),
+  mcp_read_resource: ({ scope, server, uri }) => {
+    const found = MCP_RESOURCES.find(
+      (r) => r.scope === scope && r.server === server && r.uri === uri,
+    );
+    if (!found) throw commandError('mcp_server', `${server} has no resource ${uri}`);
+    return mcpResourceDocument(found);
+  },
+  mcp_get_prompt: ({ scope, server, name, arguments: args }) => {
+    const found = MCP_PROMPTS.find(
+      (p) => p.scope === scope && p.server === server && p.name === name,
+    );
+    if (!found) throw commandError('mcp_server', `${server} has no prompt ${name}`);
+    const missing = found.arguments.find((a) => a.required && !args[a.name]);
+    if (missing) throw commandError('mcp_server', `missing required argument ${missing.name}`);
+    return found.arguments.length
+      ? `Review ${args.path} with care.${args.focus ? ` Focus on ${args.focus}.` : ''}`
+      : 'Summarise the project in three sentences.';
+  },
   clone_destination: () => '/home/me/.local/share/arbor/workspaces/owner/repo',
   clone_repository: () => ({ project: REPO, window: 'this' }),
   cancel_clone: () => undefined,
@@ -1295,5 +1320,64 @@ export function mcpTool(server: string, name: string, diff: string | null = null
       2,
     ),
     diff,
+  };
+}
+
+/** The resources of the fake's MCP server `docs` (the `@` menu lists them after the files). */
+export const MCP_RESOURCES: McpResourceView[] = [
+  {
+    server: 'docs',
+    scope: 'user',
+    uri: 'docs://guide',
+    name: 'Guide',
+    description: 'How the project is laid out, and how to build it.',
+    mime_type: 'text/markdown',
+  },
+  {
+    server: 'docs',
+    scope: 'user',
+    uri: 'docs://changelog',
+    name: 'Changelog',
+    description: null,
+    mime_type: 'text/plain',
+  },
+];
+
+/** The prompts of the fake's MCP server `docs`: one without arguments, one with a required
+ * and an optional one. */
+export const MCP_PROMPTS: McpPromptView[] = [
+  {
+    server: 'docs',
+    scope: 'user',
+    name: 'summary',
+    command: '/docs:summary',
+    description: 'Summarise the project.',
+    arguments: [],
+  },
+  {
+    server: 'docs',
+    scope: 'user',
+    name: 'review',
+    command: '/docs:review',
+    description: 'Review a file.',
+    arguments: [
+      { name: 'path', description: 'The file to review', required: true },
+      { name: 'focus', description: null, required: false },
+    ],
+  },
+];
+
+/** What `mcp_read_resource` answers for `resource`, headed as Rust heads it. */
+export function mcpResourceDocument(resource: McpResourceView): DocumentAttachment {
+  const name = `${resource.server}: ${resource.uri}`;
+  const text = `${resource.name} of the project.`;
+  return {
+    name,
+    label: 'MCP resource',
+    size: text.length,
+    parts: 1,
+    part_name: 'line',
+    omitted_chars: 0,
+    text: `[${name}: MCP resource, 1 line]\n${text}`,
   };
 }

@@ -38,6 +38,7 @@ import type {
   FolderListing,
   KeyCheck,
   KeyStatusList,
+  McpComposerItems,
   McpScope,
   McpServerConfig,
   McpServerReview,
@@ -501,6 +502,36 @@ export function mcpServerLog(scope: McpScope, name: string): Promise<string[]> {
  */
 export function mcpSignIn(scope: McpScope, name: string): Promise<McpServersView> {
   return command('mcp_sign_in', { scope, name });
+}
+
+/**
+ * What the project's usable MCP servers offer the composer: resources (the `@` menu) and
+ * prompts (the `/` menu), with `server: why` for each server that did not answer. Starts the
+ * servers as needed, so it may take seconds.
+ */
+export function mcpComposerItems(): Promise<McpComposerItems> {
+  return command('mcp_composer_items');
+}
+
+/** A server's resource, read to go with the message as a document of its own (as `@` mentions
+ * go). */
+export function mcpReadResource(
+  scope: McpScope,
+  server: string,
+  uri: string,
+): Promise<DocumentAttachment> {
+  return command('mcp_read_resource', { scope, server, uri });
+}
+
+/** A server's prompt filled with `args` (by argument name): the text the composer shows for the
+ * person to read and edit before sending. */
+export function mcpGetPrompt(
+  scope: McpScope,
+  server: string,
+  name: string,
+  args: Record<string, string>,
+): Promise<string> {
+  return command('mcp_get_prompt', { scope, server, name, arguments: args });
 }
 
 /** Keeps a secret a server definition names as `${keychain:NAME}` in the keychain; it crosses

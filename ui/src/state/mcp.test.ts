@@ -168,6 +168,8 @@ describe('the add form', () => {
         url: '',
         headers: {},
         enabled: true,
+        oauthClientId: '',
+        oauthClientSecret: '',
       },
     });
   });
@@ -192,6 +194,8 @@ describe('the add form', () => {
         url: 'https://api.githubcopilot.com/mcp/',
         headers: { Authorization: 'Bearer ${keychain:gh}' },
         enabled: true,
+        oauthClientId: '',
+        oauthClientSecret: '',
       },
     });
   });
@@ -218,6 +222,17 @@ describe('the add form', () => {
     expect(configFromFields({ ...http, url: 'https://x.dev', headers: 'a:b=1' })).toMatchObject({
       field: 'headers',
     });
+    const withUrl = { ...http, url: 'https://x.dev/mcp' };
+    expect(configFromFields({ ...withUrl, oauthClientSecret: '${keychain:gh}' })).toMatchObject({
+      field: 'oauth',
+      error: 'A client secret needs the client id it belongs to.',
+    });
+    expect(
+      configFromFields({ ...withUrl, oauthClientId: 'abc', oauthClientSecret: 'plain-secret' }),
+    ).toMatchObject({ field: 'oauth', error: expect.stringMatching(/keychain:NAME/) });
+    expect(
+      configFromFields({ ...withUrl, oauthClientId: ' abc ', oauthClientSecret: '${keychain:gh}' }),
+    ).toMatchObject({ config: { oauthClientId: 'abc', oauthClientSecret: '${keychain:gh}' } });
   });
 });
 

@@ -184,6 +184,10 @@ export interface ServerFields {
   url: string;
   /** `Name=value` lines. */
   headers: string;
+  /** An OAuth client registered beforehand (http; empty: the client registers itself). */
+  oauthClientId: string;
+  /** Its secret as `${keychain:NAME}`, never the secret itself. */
+  oauthClientSecret: string;
 }
 
 export const EMPTY_FIELDS: ServerFields = {
@@ -194,10 +198,12 @@ export const EMPTY_FIELDS: ServerFields = {
   env: '',
   url: '',
   headers: '',
+  oauthClientId: '',
+  oauthClientSecret: '',
 };
 
 /** Which field a problem is about (the form marks it). */
-export type ServerField = 'name' | 'command' | 'args' | 'env' | 'url' | 'headers';
+export type ServerField = 'name' | 'command' | 'args' | 'env' | 'url' | 'headers' | 'oauth';
 
 /** The server for Rust (switched on), or what is wrong and where (Rust checks again). */
 export function configFromFields(
@@ -206,7 +212,13 @@ export function configFromFields(
   const name = fields.name.trim();
   const problem = nameProblem(name);
   if (problem) return { error: problem, field: 'name' };
-  const base = { name, transport: fields.transport, enabled: true };
+  const base = {
+    name,
+    transport: fields.transport,
+    enabled: true,
+    oauthClientId: '',
+    oauthClientSecret: '',
+  };
   if (fields.transport === 'stdio') {
     const command = fields.command.trim();
     if (command === '') {
@@ -229,7 +241,30 @@ export function configFromFields(
   }
   const headers = parsePairs(fields.headers, 'header');
   if ('error' in headers) return { error: headers.error, field: 'headers' };
-  return { config: { ...base, command: '', args: [], env: {}, url, headers: headers.values } };
+  const oauthClientId = fields.oauthClientId.trim();
+  const oauthClientSecret = fields.oauthClientSecret.trim();
+  if (oauthClientSecret !== '' && oauthClientId === '') {
+    return { error: 'A client secret needs the client id it belongs to.', field: 'oauth' };
+  }
+  if (oauthClientSecret !== '' && !/^\$\{keychain:[A-Za-z0-9_-]+\}$/.test(oauthClientSecret)) {
+    return {
+      error:
+        'Give the client secret as ${keychain:NAME} and store the secret under Secrets below: it is never saved in the settings.',
+      field: 'oauth',
+    };
+  }
+  return {
+    config: {
+      ...base,
+      command: '',
+      args: [],
+      env: {},
+      url,
+      headers: headers.values,
+      oauthClientId,
+      oauthClientSecret,
+    },
+  };
 }
 
 /** A server the dialog reviews. */

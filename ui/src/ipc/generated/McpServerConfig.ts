@@ -16,6 +16,15 @@ command: string, args: Array<string>, env: { [key in string]: string },
  */
 url: string, headers: { [key in string]: string }, 
 /**
+ * An OAuth client registered beforehand with the server's authorization server (http;
+ * empty: the client registers itself, when the server allows it).
+ */
+oauthClientId: string, 
+/**
+ * That client's secret as `${keychain:NAME}` (never the secret itself); empty: none.
+ */
+oauthClientSecret: string, 
+/**
  * Off: its tools are not offered and it is never started.
  */
 enabled: boolean, };

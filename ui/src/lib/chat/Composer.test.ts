@@ -351,10 +351,20 @@ describe('mentioning a file with @', () => {
     const menu = await screen.findByTestId('mention-menu');
     expect(menu).toHaveAttribute('role', 'listbox');
     expect(ipc.findFiles).toHaveBeenLastCalledWith('', 50);
-    expect(options('mention-option').map((o) => o.dataset.path)).toEqual([
+    // The files, then the MCP servers' resources.
+    expect(options('mention-option').map((o) => o.dataset.path ?? o.dataset.uri)).toEqual([
       'src/main.rs',
       'src/lib.rs',
       'README.md',
+      'docs://guide',
+      'docs://changelog',
+    ]);
+    expect(options('mention-option').map((o) => o.dataset.kind)).toEqual([
+      'file',
+      'file',
+      'file',
+      'mcp-resource',
+      'mcp-resource',
     ]);
     await user.type(box(), 'src');
     await waitFor(() => expect(options('mention-option')).toHaveLength(2));
@@ -502,15 +512,20 @@ describe('commands with /', () => {
     await user.type(box(), '/');
     const menu = await screen.findByTestId('command-menu');
     expect(menu).toHaveAttribute('role', 'listbox');
-    expect(options('command-option').map((o) => o.dataset.command)).toEqual([
-      'new',
-      'compact',
-      'model',
-      'thinking',
-      'plan',
-      'export',
-      'tree',
-    ]);
+    // The built-ins, then (once the servers answer) the MCP servers' prompts.
+    await waitFor(() =>
+      expect(options('command-option').map((o) => o.dataset.command)).toEqual([
+        'new',
+        'compact',
+        'model',
+        'thinking',
+        'plan',
+        'export',
+        'tree',
+        'docs:review',
+        'docs:summary',
+      ]),
+    );
     expect(options('command-option')[1]).toHaveTextContent('/compact [focus]');
     expect(options('command-option')[1]).toHaveTextContent('Summarise the conversation');
     expect(box()).toHaveAttribute('aria-controls', menu.id);

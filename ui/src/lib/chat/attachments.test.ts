@@ -12,6 +12,7 @@ import {
   partsText,
   problemsText,
   reading,
+  resourceAttached,
   toSend,
   withDocument,
   type Attachment,
@@ -114,6 +115,13 @@ describe('a document’s heading', () => {
       partName: 'line',
     });
     expect(parseDocumentHeading('[empty.txt: file, 0 lines]\n')).toMatchObject({ parts: 0 });
+    // An MCP server's resource chosen with `@`: `server: uri` and its lines.
+    expect(parseDocumentHeading('[docs: docs://guide: MCP resource, 3 lines]\n# Guide\n')).toEqual({
+      name: 'docs: docs://guide',
+      label: 'MCP resource',
+      parts: 3,
+      partName: 'line',
+    });
     // A name with a colon and brackets of its own.
     expect(parseDocumentHeading('[q: [x], 1 page].pdf: PDF, 3 pages]\nx')?.name).toBe(
       'q: [x], 1 page].pdf',
@@ -131,6 +139,8 @@ describe('a document’s heading', () => {
       '[main.rs: file, 1 lines]\n',
       '[main.rs: file, 2 line]\n',
       '[main.rs: File, 2 lines]\n',
+      '[docs: docs://guide: MCP resource, 2 pages]\n',
+      '[docs: docs://guide: mcp resource, 2 lines]\n',
       '[spec.pdf: pdf, 2 pages]\n',
       '[: PDF, 2 pages]\n',
       ' [spec.pdf: PDF, 2 pages]\n',
@@ -219,5 +229,25 @@ describe('the chips', () => {
     expect(problemsText(['A is too big.', 'No images.', 'No images.'])).toBe(
       'A is too big. No images.',
     );
+  });
+});
+
+describe('an MCP resource attached', () => {
+  it('is known by its key, once', () => {
+    const list: Attachment[] = [
+      { key: 1, kind: 'document', name: 'a.rs', size: 0, document: null, mention: 'a.rs' },
+      {
+        key: 2,
+        kind: 'document',
+        name: 'docs: docs://guide',
+        size: 0,
+        document: null,
+        resource: 'user:docs:docs://guide',
+      },
+    ];
+    expect(resourceAttached(list, 'user:docs:docs://guide')).toBe(true);
+    expect(resourceAttached(list, 'project:docs:docs://guide')).toBe(false);
+    expect(resourceAttached(list, 'a.rs')).toBe(false);
+    expect(mentioned(list, 'docs: docs://guide')).toBe(false);
   });
 });

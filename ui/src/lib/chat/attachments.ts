@@ -68,6 +68,9 @@ export type Attachment =
       document: DocumentAttachment | null;
       /** A project file mentioned with `@`: its path (read by `mention_file`). */
       mention?: string;
+      /** An MCP server's resource chosen with `@`: its `resourceKey` (read by
+       * `mcp_read_resource`). */
+      resource?: string;
     };
 
 /** Whether a document is still being read (the message cannot go yet). */
@@ -92,6 +95,11 @@ export function withDocument(
 /** Whether the project file `path` is attached already (once, however often it is mentioned). */
 export function mentioned(attachments: readonly Attachment[], path: string): boolean {
   return attachments.some((a) => a.kind === 'document' && a.mention === path);
+}
+
+/** Whether the MCP resource `key` (`resourceKey`) is attached already. */
+export function resourceAttached(attachments: readonly Attachment[], key: string): boolean {
+  return attachments.some((a) => a.kind === 'document' && a.resource === key);
 }
 
 /** What the notice says of files that could not be attached (each reason once), or `null`. */
@@ -141,14 +149,17 @@ const PART_NAMES: Record<string, string> = {
   spreadsheet: 'sheet',
   // A project file mentioned with `@` (`mention_file`): its lines.
   file: 'line',
+  // An MCP server's resource chosen with `@` (`mcp_read_resource`): its lines.
+  'MCP resource': 'line',
 };
 
 const HEADING =
-  /^\[(.+): (PDF|Word document|presentation|spreadsheet|file), (\d+) (page|slide|sheet|line)(s?)\]$/;
+  /^\[(.+): (PDF|Word document|presentation|spreadsheet|file|MCP resource), (\d+) (page|slide|sheet|line)(s?)\]$/;
 
 /**
  * The heading of a document's text as Rust writes it (`[spec.pdf: PDF, 2 pages]`, or for a file
- * mentioned with `@`, `[src/main.rs: file, 12 lines]`, then a line break), or `null` when `text`
+ * mentioned with `@`, `[src/main.rs: file, 12 lines]`, for an MCP resource `[docs: docs://guide:
+ * MCP resource, 3 lines]`, then a line break), or `null` when `text`
  * does not start with one: the label and its part name must go together and the plural must
  * agree with the count.
  */

@@ -11,8 +11,10 @@ import {
   parseCommand,
   skillCommands,
   skillPrompt,
+  tabCompletes,
   type Command,
 } from './commands';
+import { promptCommands } from './mcp-entries';
 
 function tool(fields: Partial<ToolEntry> & Pick<ToolEntry, 'name'>): ToolEntry {
   return { ...TOOLS[1], executable: false, status: 'approved', description: 'Does it.', ...fields };
@@ -30,6 +32,33 @@ const SKILLS = skillCommands([
   tool({ name: 'new' }),
 ]);
 const ALL: Command[] = [...BUILTINS, ...SKILLS];
+const PROMPTS = promptCommands([
+  {
+    server: 'docs',
+    scope: 'user',
+    name: 'summary',
+    command: '/docs:summary',
+    description: 'Summarise.',
+    arguments: [],
+  },
+  {
+    server: 'git',
+    scope: 'project',
+    name: 'commit.message',
+    command: '/git:commit.message',
+    description: null,
+    arguments: [{ name: 'style', required: false }],
+  },
+  {
+    server: 'odd',
+    scope: 'user',
+    name: 'two words',
+    command: '/odd:two words',
+    description: null,
+    arguments: [],
+  },
+]);
+const WITH_PROMPTS: Command[] = [...ALL, ...PROMPTS];
 
 describe('the commands offered', () => {
   it('are the built-ins, each with what it does', () => {
@@ -61,6 +90,9 @@ describe('what is typed', () => {
     expect(commandQuery('/comp', 5)).toBe('comp');
     expect(commandQuery('/compact', 3)).toBe('co');
     expect(commandQuery('/compact the parser', 8)).toBe('compact');
+    // An MCP prompt: `server:prompt`, dots allowed.
+    expect(commandQuery('/docs:sum', 9)).toBe('docs:sum');
+    expect(commandQuery('/git:commit.me', 14)).toBe('git:commit.me');
   });
 
   it('does not for an argument, a path, text before or a selection', () => {
@@ -82,6 +114,17 @@ describe('what is typed', () => {
     expect(matchCommands(ALL, 'c').map((c) => c.name)).toEqual(['compact', 'changelog']);
     expect(matchCommands(ALL, 'TH').map((c) => c.name)).toEqual(['thinking']);
     expect(matchCommands(ALL, 'x')).toEqual([]);
+  });
+
+  it('matches an MCP prompt by `server:prompt` or by the prompt’s own name, after the rest', () => {
+    expect(matchCommands(WITH_PROMPTS, 'docs').map((c) => c.name)).toEqual(['docs:summary']);
+    expect(matchCommands(WITH_PROMPTS, 'S').map((c) => c.name)).toEqual(['docs:summary']);
+    expect(matchCommands(WITH_PROMPTS, 'c').map((c) => c.name)).toEqual([
+      'compact',
+      'changelog',
+      'git:commit.message',
+    ]);
+    expect(matchCommands(WITH_PROMPTS, 'ocs')).toEqual([]);
   });
 });
 
@@ -105,6 +148,28 @@ describe('a line that starts with /', () => {
     expect(parseCommand('/', ALL)).toBeNull();
     expect(parseCommand('/compacting', ALL)).toBeNull();
     expect(parseCommand('what does /new do', ALL)).toBeNull();
+  });
+
+  it('is an MCP prompt typed by `server:prompt`, with what follows it', () => {
+    expect(parseCommand('/DOCS:summary', WITH_PROMPTS)).toMatchObject({
+      command: { kind: 'mcp-prompt', name: 'docs:summary' },
+      argument: '',
+    });
+    expect(parseCommand('/git:commit.message terse', WITH_PROMPTS)).toMatchObject({
+      command: { kind: 'mcp-prompt', prompt: { server: 'git', name: 'commit.message' } },
+      argument: 'terse',
+    });
+    expect(parseCommand('/docs:other', WITH_PROMPTS)).toBeNull();
+  });
+
+  it('chooses an MCP prompt at once; Tab completes it unless its name has a space', () => {
+    const [summary, commit, odd] = PROMPTS;
+    expect(onChoose(summary, 'sum')).toBe('run');
+    expect(tabCompletes(summary)).toBe(true);
+    expect(tabCompletes(commit)).toBe(true);
+    expect(tabCompletes(odd)).toBe(false);
+    expect(tabCompletes(BUILTINS[0])).toBe(true);
+    expect(completeLine('/docs:s', summary)).toBe('/docs:summary ');
   });
 
   it('runs a chosen built-in at once; a skill first takes what to do', () => {

@@ -1,8 +1,9 @@
 // The composer's `/` commands, pure: the built-ins, the instruction-only skills the user may
-// call by name, which of them the menu offers for what is typed, and what Enter does with a
-// line that starts with `/`. The composer runs built-ins through its parent; a skill becomes a
-// prompt asking the model to use it.
-import type { ToolEntry } from '../../ipc/wire';
+// call by name, MCP servers' prompts (`/server:prompt`, made in `mcp-entries.ts`), which of them
+// the menu offers for what is typed, and what Enter does with a line that starts with `/`. The
+// composer runs built-ins through its parent; a skill becomes a prompt asking the model to use
+// it; an MCP prompt's text is put in the composer to read and edit before sending.
+import type { McpPromptView, ToolEntry } from '../../ipc/wire';
 
 /** The built-in commands. */
 export type BuiltinName = 'new' | 'compact' | 'model' | 'thinking' | 'plan' | 'export' | 'tree';
@@ -24,6 +25,16 @@ export type Command =
       description: string;
       argument: string;
       whileRunning: true;
+    }
+  | {
+      kind: 'mcp-prompt';
+      /** `server:prompt`. */
+      name: string;
+      description: string;
+      /** Its arguments (`<path> [focus]`), `null` for none. */
+      argument: string | null;
+      whileRunning: true;
+      prompt: McpPromptView;
     };
 
 export const BUILTINS: readonly Command[] = [
@@ -96,8 +107,9 @@ export function skillCommands(tools: readonly ToolEntry[]): Command[] {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** The characters a command's name is made of (skills' names follow the Agent Skills rules). */
-const NAME = /^[A-Za-z0-9_-]*$/;
+/** The characters a command's name is made of (skills' names follow the Agent Skills rules; an
+ * MCP prompt is `server:prompt`, and prompts' names may hold dots). */
+const NAME = /^[A-Za-z0-9_.:-]*$/;
 
 /**
  * What is typed of a command while the caret is in the first word of a line that starts with
@@ -112,10 +124,15 @@ export function commandQuery(text: string, caret: number, selectionEnd = caret):
   return NAME.test(query) ? query.slice(0, caret - 1) : null;
 }
 
-/** The commands whose name starts with `query` (any case), built-ins first. */
+/** The commands whose name starts with `query` (any case; an MCP prompt's own name without its
+ * server too), in their order: built-ins first. */
 export function matchCommands(commands: readonly Command[], query: string): Command[] {
   const wanted = query.toLowerCase();
-  return commands.filter((command) => command.name.toLowerCase().startsWith(wanted));
+  return commands.filter(
+    (command) =>
+      command.name.toLowerCase().startsWith(wanted) ||
+      (command.kind === 'mcp-prompt' && command.prompt.name.toLowerCase().startsWith(wanted)),
+  );
 }
 
 /** A known command on a line, with what follows it. */
@@ -147,6 +164,12 @@ export function onChoose(command: Command, typed: string): 'run' | 'complete' {
     return 'complete';
   }
   return 'run';
+}
+
+/** Whether Tab completes `command` in the line (else it is chosen as with Enter): a name with a
+ * space in it (an MCP prompt's) could not be typed back as a command. */
+export function tabCompletes(command: Command): boolean {
+  return !/\s/.test(command.name);
 }
 
 /** The line with the command's name in full, and a space for its argument. */

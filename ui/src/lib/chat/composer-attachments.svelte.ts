@@ -1,17 +1,21 @@
 // The composer's attachments as state: files picked, pasted or dropped (images read here,
-// documents read by Rust's `read_document`, each chip busy until then) and project files
-// mentioned with `@` (`mention_file`). What cannot be attached is said through the host.
+// documents read by Rust's `read_document`, each chip busy until then), project files
+// mentioned with `@` (`mention_file`) and MCP servers' resources chosen with `@`
+// (`mcp_read_resource`). What cannot be attached is said through the host.
 import * as ipc from '../../ipc';
+import type { DocumentAttachment, McpResourceView } from '../../ipc/wire';
 import {
   fileBase64,
   kindOf,
   mentioned,
   problemsText,
   reading,
+  resourceAttached,
   withDocument,
   type Attachment,
 } from './attachments';
 import { ImageRejected, readImage } from './images';
+import { resourceKey } from './mcp-entries';
 
 /** What the attachments need of the composer. */
 export interface AttachmentsHost {
@@ -47,13 +51,29 @@ export class ComposerAttachments {
   /** Reads a mentioned file to go with the message (once, however often it is mentioned). */
   async mention(path: string): Promise<void> {
     if (mentioned(this.list, path)) return;
+    await this.#readChip({ name: path, mention: path }, () => ipc.mentionFile(path));
+  }
+
+  /** Reads an MCP server's resource to go with the message (once, however often it is chosen);
+   * its chip is named as Rust names the document, `server: uri`. */
+  async mentionResource(resource: McpResourceView): Promise<void> {
+    const key = resourceKey(resource);
+    if (resourceAttached(this.list, key)) return;
+    await this.#readChip({ name: `${resource.server}: ${resource.uri}`, resource: key }, () =>
+      ipc.mcpReadResource(resource.scope, resource.server, resource.uri),
+    );
+  }
+
+  /** A document chip, busy until `read` answers (its size known only then); dropped with the
+   * failure said when it fails. */
+  async #readChip(
+    fields: { name: string; mention?: string; resource?: string },
+    read: () => Promise<DocumentAttachment>,
+  ): Promise<void> {
     const key = this.#nextKey++;
-    this.list = [
-      ...this.list,
-      { key, kind: 'document', name: path, size: 0, document: null, mention: path },
-    ];
+    this.list = [...this.list, { key, kind: 'document', size: 0, document: null, ...fields }];
     try {
-      const document = await ipc.mentionFile(path);
+      const document = await read();
       // Removed while it was read: nothing to show.
       this.list = withDocument(this.list, key, document, document.size);
     } catch (raw) {

@@ -1,11 +1,13 @@
 // The composer's suggestion menus as state: the `@` file finder (what follows the `@` at the
-// caret, searched with `find_files` once typing settles, only the latest answer shown) and the
-// `/` command menu (built-ins and the instruction-only skills, read each time it opens), which
-// of the two is open, its active option, and closing one with Esc or by leaving the message.
+// caret, searched with `find_files` once typing settles, only the latest answer shown; then MCP
+// servers' resources matching it) and the `/` command menu (built-ins and the instruction-only
+// skills, read each time it opens; then MCP servers' prompts), which of the two is open, its
+// active option, and closing one with Esc or by leaving the message. What MCP servers offer is
+// asked for when either menu opens, and shown once it arrives (`McpItems`).
 // Created while a component initialises (their effects live as long as it does).
 import { untrack } from 'svelte';
 import * as ipc from '../../ipc';
-import type { FileMatch } from '../../ipc/wire';
+import type { FileMatch, McpResourceView } from '../../ipc/wire';
 import {
   BUILTINS,
   commandQuery,
@@ -14,6 +16,8 @@ import {
   skillCommands,
   type Command,
 } from './commands';
+import { McpItems } from './mcp-composer.svelte';
+import { matchResources, promptCommands } from './mcp-entries';
 import { mentionAt, moveActive } from './mentions';
 import { commandActiveIndex, menuIds, type MenuKind } from './menu-keys';
 
@@ -27,9 +31,14 @@ export interface ComposerSelection {
   selectionEnd: number;
 }
 
+/** An option of the `@` menu: a project file, or an MCP server's resource. */
+export type MentionOption =
+  { kind: 'file'; match: FileMatch } | { kind: 'mcp-resource'; resource: McpResourceView };
+
 /** The `@` file finder. */
 export class MentionFinder {
   #source: () => ComposerSelection;
+  #mcp: McpItems;
   #ticket = 0;
 
   /** The mention the caret is in. */
@@ -44,16 +53,29 @@ export class MentionFinder {
   matches = $state.raw<FileMatch[]>([]);
   /** The query the shown matches answer (they stay shown while a newer one is searched). */
   answered = $state<string | null>(null);
-  active = $derived(this.matches.length ? 0 : -1);
-  readonly open = $derived(this.query !== null && this.matches.length > 0);
+  /** MCP servers' resources matching the query, once the files have answered for this mention
+   * (the files come first and the list does not jump as they arrive). */
+  readonly resources = $derived.by(() =>
+    this.query === null || this.answered === null
+      ? []
+      : matchResources(this.#mcp.resources, this.query),
+  );
+  /** The menu's options: the files, then the resources. */
+  readonly options = $derived<MentionOption[]>([
+    ...this.matches.map((match): MentionOption => ({ kind: 'file', match })),
+    ...this.resources.map((resource): MentionOption => ({ kind: 'mcp-resource', resource })),
+  ]);
+  active = $derived(this.options.length ? 0 : -1);
+  readonly open = $derived(this.query !== null && this.options.length > 0);
   readonly empty = $derived(
-    this.query !== null && this.answered === this.query && this.matches.length === 0,
+    this.query !== null && this.answered === this.query && this.options.length === 0,
   );
   /** A newer query than the shown matches answer is being searched. */
   readonly searching = $derived(this.answered !== this.query);
 
-  constructor(source: () => ComposerSelection, warn: (message: string) => void) {
+  constructor(source: () => ComposerSelection, warn: (message: string) => void, mcp: McpItems) {
     this.#source = source;
+    this.#mcp = mcp;
 
     // Out of the mention the finder was closed on: the next `@` opens it again.
     $effect(() => {
@@ -99,6 +121,7 @@ export class MentionFinder {
 /** The `/` command menu. */
 export class CommandFinder {
   #source: () => ComposerSelection;
+  #mcp: McpItems;
 
   /** What follows the `/` being typed (`null`: the text is not a command being typed). */
   readonly typed = $derived.by(() => {
@@ -107,15 +130,20 @@ export class CommandFinder {
   });
   dismissed = $state(false);
   skills = $state.raw<Command[]>([]);
-  readonly all = $derived([...BUILTINS, ...this.skills]);
+  readonly all = $derived.by(() => [
+    ...BUILTINS,
+    ...this.skills,
+    ...promptCommands(this.#mcp.prompts),
+  ]);
   readonly matches = $derived(this.typed === null ? [] : matchCommands(this.all, this.typed));
   active = $derived(commandActiveIndex(this.matches, this.typed));
   readonly open = $derived(!this.dismissed && this.matches.length > 0);
   /** The text is a known command (Enter runs it instead of sending it). */
   readonly line = $derived.by(() => parseCommand(this.#source().text, this.all));
 
-  constructor(source: () => ComposerSelection) {
+  constructor(source: () => ComposerSelection, mcp: McpItems) {
     this.#source = source;
+    this.#mcp = mcp;
 
     // The skills are read each time the menu opens (one may have been approved meanwhile).
     $effect(() => {
@@ -143,6 +171,8 @@ export class CommandFinder {
 export class ComposerMenus {
   readonly mentions: MentionFinder;
   readonly commands: CommandFinder;
+  /** What MCP servers offer both menus. */
+  readonly mcp = new McpItems();
 
   // Read lazily, once the constructor has made both menus.
   readonly open = $derived.by((): MenuKind | null =>
@@ -154,8 +184,16 @@ export class ComposerMenus {
   );
 
   constructor(source: () => ComposerSelection, warn: (message: string) => void) {
-    this.mentions = new MentionFinder(source, warn);
-    this.commands = new CommandFinder(source);
+    this.mentions = new MentionFinder(source, warn, this.mcp);
+    this.commands = new CommandFinder(source, this.mcp);
+
+    // A menu opening asks the MCP servers (at most once a minute); its files or commands do not
+    // wait for them.
+    $effect(() => {
+      if (this.mentions.query !== null || this.commands.typed !== null) {
+        untrack(() => this.mcp.want());
+      }
+    });
   }
 
   /** Moves the open menu's active option `step` (±1), wrapping. */
@@ -163,7 +201,7 @@ export class ComposerMenus {
     if (this.open === 'command') {
       this.commands.active = moveActive(this.commands.active, step, this.commands.matches.length);
     } else if (this.open === 'mention') {
-      this.mentions.active = moveActive(this.mentions.active, step, this.mentions.matches.length);
+      this.mentions.active = moveActive(this.mentions.active, step, this.mentions.options.length);
     }
   }
 

@@ -239,6 +239,8 @@ describe('adding a server', () => {
       url: '',
       headers: {},
       enabled: true,
+      oauthClientId: '',
+      oauthClientSecret: '',
     });
     await waitFor(() => expect(rows()).toHaveLength(4));
     expect(rowOf('files')).toHaveAttribute('data-scope', 'user');
