@@ -308,3 +308,129 @@ async fn mcp_run(
     wait_for_text(client, "[data-testid=mcp-server-row][data-name=repo]", "1").await?;
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_resource_and_prompt_are_used_from_the_composer() -> Result<()> {
+    let _one_app = crate::support::one_app_at_a_time().await;
+    let mock = MockProvider::start(Script::new().turn(Turn::text("It is sunny in Lyon."))).await?;
+    let data = tempfile::tempdir()?;
+    crate::support::write_mock_catalog(
+        data.path(),
+        &mock.url_for(WireApi::OpenAiCompletions),
+        |_| {},
+    )?;
+    let everything = arbor_test_support::mcp::npm_server("mcp-server-everything");
+    std::fs::write(
+        data.path().join("settings.json"),
+        json!({"mcpServers": [{"name": "everything", "command": everything, "args": ["stdio"]}]})
+            .to_string(),
+    )?;
+    let project = tempfile::tempdir()?;
+    let root = std::fs::canonicalize(project.path())?;
+    let session = DesktopSession::start(
+        APP,
+        &[
+            ("ARBOR_DATA_DIR", data.path().as_os_str()),
+            ("GTK_THEME", "Adwaita:dark".as_ref()),
+        ],
+    )
+    .await?;
+    session
+        .run_then_stop("mcp-composer", async |session| {
+            composer_run(session, &root, &mock).await
+        })
+        .await
+}
+
+async fn composer_run(session: &DesktopSession, root: &Path, mock: &MockProvider) -> Result<()> {
+    let client = session.client();
+    type_path_and_open(client, root.to_str().context("temp path is not UTF-8")?).await?;
+    click(client, "[data-testid=model-picker]").await?;
+    click(client, "[data-testid=model-option][data-value='mock/m1']").await?;
+    wait_for_text(client, "[data-testid=model-picker]", "m1").await?;
+
+    // A prompt with an argument: the form, then its text in the composer, sent by the person.
+    element(client, "[data-testid=composer]")
+        .await?
+        .send_keys("/everything:args")
+        .await?;
+    let prompt =
+        "[data-testid=command-option][data-kind=mcp-prompt][data-command='everything:args-prompt']";
+    until("the server's prompt in the / menu", async || {
+        Ok(client
+            .find_all(fantoccini::Locator::Css(prompt))
+            .await?
+            .first()
+            .cloned())
+    })
+    .await?;
+    session.screenshot("mcp-composer-prompt-menu.png").await?;
+    press(client, prompt).await?;
+    element(client, "[data-testid=mcp-prompt-form]").await?;
+    press(client, "[data-testid=mcp-prompt-fill]").await?;
+    wait_for_text(client, "[data-testid=mcp-prompt-form]", "Required").await?;
+    element(client, "[data-testid=mcp-prompt-argument][data-name=city]")
+        .await?
+        .send_keys("Lyon")
+        .await?;
+    session.screenshot("mcp-composer-prompt-form.png").await?;
+    press(client, "[data-testid=mcp-prompt-fill]").await?;
+    until("the prompt's text in the composer", async || {
+        let value = client
+            .execute(
+                "return document.querySelector('[data-testid=composer]').value;",
+                vec![],
+            )
+            .await?;
+        Ok(value
+            .as_str()
+            .is_some_and(|v| v.contains("What's weather in Lyon?"))
+            .then_some(()))
+    })
+    .await?;
+
+    // A resource from the @ menu becomes a document chip.
+    element(client, "[data-testid=composer]")
+        .await?
+        .send_keys(" Compare @architecture")
+        .await?;
+    let resource = "[data-testid=mention-option][data-kind=mcp-resource]";
+    until("the server's resources in the @ menu", async || {
+        Ok(client
+            .find_all(fantoccini::Locator::Css(resource))
+            .await?
+            .first()
+            .cloned())
+    })
+    .await?;
+    session.screenshot("mcp-composer-resource-menu.png").await?;
+    press(client, resource).await?;
+    until("the resource's chip", async || {
+        let chips = client
+            .execute(
+                "return [...document.querySelectorAll('[data-testid=attachment-chip]')].map(c => c.dataset.name);",
+                vec![],
+            )
+            .await?;
+        Ok(chips.to_string().contains("everything: demo://").then_some(()))
+    })
+    .await?;
+    ensure!(
+        mock.requests().is_empty(),
+        "nothing is sent before the person sends it"
+    );
+    session.screenshot("mcp-composer-filled.png").await?;
+    click(client, "[data-testid=send]").await?;
+    answered(client, "It is sunny in Lyon.").await?;
+    let sent = &mock.requests()[0].body_text;
+    ensure!(
+        sent.contains("What's weather in Lyon?"),
+        "the prompt's text was sent"
+    );
+    ensure!(
+        sent.contains("MCP resource"),
+        "the resource went with the message"
+    );
+    session.screenshot("mcp-composer-sent.png").await?;
+    Ok(())
+}
