@@ -4,6 +4,7 @@
 
 mod conformance;
 mod mock;
+mod oauth;
 mod real;
 
 use std::collections::BTreeMap;
