@@ -439,7 +439,7 @@ impl ArborApp {
 
     /// The server `name` of `scope`, refused while a project's definition is not approved
     /// (it never starts then); with the project approvals are kept under.
-    fn approved_slot(
+    pub(crate) fn approved_slot(
         &self,
         root: &Path,
         scope: McpScope,

@@ -83,18 +83,14 @@ impl ArborApp {
         scope: McpScope,
         server: &str,
     ) -> Result<std::sync::Arc<arbor_mcp::ServerSlot>, AppError> {
-        let (_, entry) = self.mcp_entry(root, scope, server)?;
-        if !entry.usable() {
+        let (_, entry, slot) = self.approved_slot(root, scope, server)?;
+        if !entry.enabled {
             return Err(McpError::NotApproved(format!(
-                "the MCP server {server:?} is switched off or not approved"
+                "the MCP server {server:?} is switched off"
             ))
             .into());
         }
-        Ok(self.mcp_hub().server(
-            &hub_key(root, scope, server),
-            &entry.definition,
-            PathBuf::from(root),
-        ))
+        Ok(slot)
     }
 
     /// A resource read as a document for the next message (`[server: resource, N lines]`).

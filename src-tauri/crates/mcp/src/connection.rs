@@ -72,13 +72,15 @@ pub struct Connection {
 impl Connection {
     /// Starts (stdio) or reaches (HTTP) `definition`'s server and completes the handshake
     /// within `timeout`. A stdio server works in `cwd`, with the scrubbed environment and its
-    /// definition's variables; its stderr goes to `log`.
+    /// definition's variables; its stderr goes to `log`; the secrets its references expand to
+    /// are added to `redactor`.
     pub async fn open(
         definition: &ServerDefinition,
         cwd: &Path,
         expansion: &Expansion<'_>,
         keychain: Arc<dyn arbor_secrets::SecretStore>,
         log: &ServerLog,
+        redactor: &arbor_secrets::Redactor,
         timeout: Duration,
     ) -> Result<Self, McpError> {
         let name = definition.name.clone();
@@ -92,7 +94,8 @@ impl Connection {
         };
         let handshake = match &definition.transport {
             Transport::Stdio { command, args, env } => {
-                let (env, _) = expansion.expand_map(&name, env)?;
+                let (env, secrets) = expansion.expand_map(&name, env)?;
+                secrets.iter().for_each(|secret| redactor.add(secret));
                 let mut process = tokio::process::Command::new(command);
                 process.args(args).current_dir(cwd).stdin(Stdio::piped());
                 for withheld in expansion.tool_environment.withheld() {
@@ -119,7 +122,8 @@ impl Connection {
                 tokio::time::timeout(timeout, client.serve(transport)).await
             }
             Transport::Http { url, headers, .. } => {
-                let (headers, _) = expansion.expand_map(&name, headers)?;
+                let (headers, secrets) = expansion.expand_map(&name, headers)?;
+                secrets.iter().for_each(|secret| redactor.add(secret));
                 let mut config =
                     rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
                         url.as_str(),

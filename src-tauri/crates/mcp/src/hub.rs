@@ -118,6 +118,10 @@ pub struct McpHub {
     shared: Arc<Shared>,
 }
 
+fn process_variable(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name)
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -288,25 +292,14 @@ impl ServerSlot {
             .push(&format!("[arbor] starting {}", self.definition.summary()));
         let started = Instant::now();
         let tool_environment = lock(&self.shared.tool_environment).clone();
-        let variables = |name: &str| std::env::var_os(name);
-        let expansion = Expansion {
-            keychain: self.shared.keychain.as_ref(),
-            tool_environment: &tool_environment,
-            variables: &variables,
-        };
-        for value in self.definition_values() {
-            if let Ok(expanded) = expansion.expand(&self.definition.name, &value) {
-                for secret in expanded.secrets {
-                    self.shared.redactor.add(&secret);
-                }
-            }
-        }
+        // The secrets the definition expands to join the redactor as they are read (once).
         match Connection::open(
             &self.definition,
             &self.cwd,
-            &expansion,
+            &self.expansion(&tool_environment),
             self.shared.keychain.clone(),
             &self.log,
+            &self.shared.redactor,
             self.shared.limits.start,
         )
         .await
@@ -334,10 +327,13 @@ impl ServerSlot {
         }
     }
 
-    fn definition_values(&self) -> Vec<String> {
-        match &self.definition.transport {
-            crate::Transport::Stdio { env, .. } => env.values().cloned().collect(),
-            crate::Transport::Http { headers, .. } => headers.values().cloned().collect(),
+    /// Where the definition's `${…}` references are looked up: the keychain, and Arbor's own
+    /// environment less what `tool_environment` withholds.
+    fn expansion<'a>(&'a self, tool_environment: &'a ToolEnvironment) -> Expansion<'a> {
+        Expansion {
+            keychain: self.shared.keychain.as_ref(),
+            tool_environment,
+            variables: &process_variable,
         }
     }
 
@@ -449,13 +445,9 @@ impl ServerSlot {
                     None => None,
                     Some(reference) => {
                         let tool_environment = lock(&self.shared.tool_environment).clone();
-                        let variables = |name: &str| std::env::var_os(name);
-                        let expansion = Expansion {
-                            keychain: self.shared.keychain.as_ref(),
-                            tool_environment: &tool_environment,
-                            variables: &variables,
-                        };
-                        let expanded = expansion.expand(&self.definition.name, reference)?;
+                        let expanded = self
+                            .expansion(&tool_environment)
+                            .expand(&self.definition.name, reference)?;
                         arbor_secrets::Secret::new(expanded.value)
                     }
                 };
