@@ -61,6 +61,7 @@ fn generate(dir: &Path) -> Result<()> {
     arbor_app::views::mcp::McpServerReview::export_all(&cfg)?;
     arbor_app::views::mcp::McpToolsReview::export_all(&cfg)?;
     arbor_app::views::mcp::McpComposerItems::export_all(&cfg)?;
+    arbor_app::views::elicitation::ElicitationContent::export_all(&cfg)?;
     arbor_app::views::AppInfo::export_all(&cfg)?;
     std::fs::write(dir.join("commands.ts"), commands_ts(&cfg, dir)?)?;
     Ok(())

@@ -36,6 +36,7 @@ use arbor_app::skills::{ToolList, ToolReview};
 use arbor_app::views::attachments::DocumentAttachment;
 use arbor_app::views::branch::SearchHit;
 use arbor_app::views::clone::CloneForm;
+use arbor_app::views::elicitation::{ElicitationAction, ElicitationContent};
 use arbor_app::views::files::{FileMatch, FilePreview, FolderListing};
 use arbor_app::views::mcp::{
     McpComposerItems, McpScope, McpServerConfig, McpServerReview, McpServersView, McpToolsReview,
@@ -228,6 +229,7 @@ command_table! {
     mcp_commands::mcp_read_resource [window state] (scope: McpScope, server: String, uri: String) -> DocumentAttachment;
     mcp_commands::mcp_get_prompt [window state] (scope: McpScope, server: String, name: String, arguments: BTreeMap<String, String>) -> String;
     mcp_commands::set_mcp_secret [state] (name: String, value: String) -> ();
+    mcp_commands::answer_elicitation [window state] (request_id: String, action: ElicitationAction, content: Option<ElicitationContent>) -> ();
     clone_commands::clone_destination [state] (form: CloneForm) -> String;
     clone_commands::clone_repository [app window state] (form: CloneForm, progress => CloneProgress) -> OpenedProject;
     clone_commands::cancel_clone [window state] () -> ();

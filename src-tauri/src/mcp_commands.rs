@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use arbor_app::blocking;
 use arbor_app::views::attachments::DocumentAttachment;
+use arbor_app::views::elicitation::{ElicitationAction, ElicitationContent};
 use arbor_app::views::mcp::{
     McpComposerItems, McpScope, McpServerConfig, McpServerReview, McpServersView, McpToolsReview,
 };
@@ -195,4 +196,20 @@ pub async fn set_mcp_secret(
 ) -> Result<()> {
     let arbor = state.app()?;
     Ok(blocking(move || arbor.set_mcp_secret(&name, &value)).await??)
+}
+
+/// Answers an MCP server's question (`elicitation_requested`) asked during the window's
+/// session's call; accepted `content` must fit the form (a field left out takes its default).
+#[tauri::command]
+pub async fn answer_elicitation(
+    window: Window,
+    state: State<'_, DesktopState>,
+    request_id: String,
+    action: ElicitationAction,
+    content: Option<ElicitationContent>,
+) -> Result<()> {
+    crate::session_commands::with_session(&state, &window, move |s| {
+        s.answer_elicitation(&request_id, action, content.map(|c| c.0))
+    })
+    .await
 }

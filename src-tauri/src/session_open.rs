@@ -211,6 +211,7 @@ pub async fn open(
             let view = live.view()?;
             // Its open questions, again: the window asks them now.
             live.repeat_waiting_permission_requests();
+            live.repeat_waiting_elicitations();
             view
         };
         let mut windows = state.windows();

@@ -78,6 +78,10 @@ pub enum AppError {
     PermissionRequest(#[from] arbor_permissions::UnknownRequest),
     #[error("there is no saved rule `{0}` to remove")]
     NoSuchRule(String),
+    #[error("no question of an MCP server `{0}` is waiting (it was answered, or its call ended)")]
+    UnknownElicitation(String),
+    #[error(transparent)]
+    ElicitationAnswer(#[from] arbor_mcp::elicitation::InvalidAnswer),
     #[error("the agent is busy: steer it, queue a follow-up, or abort the run first")]
     Busy,
     #[error("this session is not stored")]
@@ -120,6 +124,8 @@ impl AppError {
             AppError::NoDataDir => ErrorCode::NoDataDir,
             AppError::Document(error) => error.code(),
             AppError::Mcp(error) => error.code(),
+            AppError::UnknownElicitation(_) => ErrorCode::NotFound,
+            AppError::ElicitationAnswer(error) => error.code(),
             AppError::Files(error) => error.code(),
             AppError::NotADocument { .. } => ErrorCode::Unsupported,
             AppError::DocumentTooLong { .. } => ErrorCode::DocumentTooLarge,

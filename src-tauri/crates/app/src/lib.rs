@@ -38,6 +38,7 @@ pub mod error;
 pub mod key_check;
 pub mod keys;
 pub mod live;
+mod live_elicitation;
 mod live_permissions;
 pub mod mcp;
 mod mcp_context;

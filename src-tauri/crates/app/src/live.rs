@@ -96,6 +96,8 @@ pub struct LiveSession {
     pub(crate) tools: crate::model_tools::SessionTools,
     /// The project's permissions: the guard the tools obey and the gate that asks.
     pub(crate) permissions: crate::live_permissions::SessionPermissions,
+    /// Questions MCP servers ask in the middle of this session's calls.
+    pub(crate) elicitation: Arc<crate::live_elicitation::ElicitationGate>,
     /// The project's files for the `@` finder, walked on first use (`project_files.rs`).
     pub(crate) file_index: std::sync::OnceLock<Arc<arbor_files::FileIndex>>,
     /// When to compact (the settings' "compact at", set by [`crate::ArborApp::start_session`]).
@@ -209,6 +211,7 @@ impl LiveSession {
             tools: crate::model_tools::SessionTools::default(),
             file_index: std::sync::OnceLock::new(),
             plan: crate::plan_mode::PlanMode::default(),
+            elicitation: Arc::default(),
             mcp_hub: None,
             compaction: CompactionSettings::default(),
         };
@@ -273,9 +276,12 @@ impl LiveSession {
         }
         self.permissions.save_rules_in(&recorder);
         if let Some(hub) = &self.mcp_hub {
-            if let Some(source) =
-                crate::mcp_session::McpSource::for_recorder(hub.clone(), &recorder, &self.cwd)
-            {
+            if let Some(source) = crate::mcp_session::McpSource::for_recorder(
+                hub.clone(),
+                &recorder,
+                &self.cwd,
+                self.elicitation.clone(),
+            ) {
                 self.tools.set_mcp(&self.agent, source);
             }
         }
@@ -345,6 +351,7 @@ impl LiveSession {
             toolbox.set_sink(Some(coding_sink.clone()));
         }
         self.permissions.set_sink(Some(coding_sink.clone()));
+        self.elicitation.set_sink(Some(coding_sink.clone()));
         compactor.set_sink(Some(coding_sink));
         let hook = SessionRequestHook::new(compactor.clone(), self.client.retry_policy().clone());
         self.agent.set_request_hook(Some(Arc::new(hook)));
@@ -370,6 +377,7 @@ impl LiveSession {
             toolbox.set_sink(None);
         }
         self.permissions.set_sink(None);
+        self.elicitation.set_sink(None);
     }
 
     /// `provider/id` of the current model, as sessions record it.

@@ -107,11 +107,13 @@ impl SessionPermissions {
 }
 
 impl LiveSession {
-    /// Whether a person can answer permission requests (the desktop, the interactive CLI, an
-    /// RPC client). Where nobody can (`-p`, JSON), a call that needs a yes is refused at once
-    /// with a result that says what would allow it.
+    /// Whether a person can answer permission requests and MCP servers' questions (the
+    /// desktop, the interactive CLI, an RPC client). Where nobody can (`-p`, JSON), a call that
+    /// needs a yes is refused at once with a result that says what would allow it, and a
+    /// server's question is declined.
     pub fn set_permissions_answerable(&self, answerable: bool) {
         self.permissions.gate().set_answerable(answerable);
+        self.elicitation.set_answerable(answerable);
     }
 
     /// Answers a `permission_requested` event.

@@ -31,6 +31,8 @@ pub(crate) struct McpSource {
     loaded: LoadedTools,
     /// Offers the session's tools again (set by `SessionTools::set_mcp`).
     pub(crate) on_load: std::sync::OnceLock<Arc<dyn Fn() + Send + Sync>>,
+    /// Who answers a server's questions during the session's calls.
+    elicitor: Arc<dyn arbor_mcp::elicitation::Elicitor>,
 }
 
 impl McpSource {
@@ -40,6 +42,7 @@ impl McpSource {
         hub: Arc<McpHub>,
         recorder: &SessionRecorder,
         root: &Path,
+        elicitor: Arc<dyn arbor_mcp::elicitation::Elicitor>,
     ) -> Option<Self> {
         let project = recorder.project();
         recorder.with_store(|store| {
@@ -57,6 +60,7 @@ impl McpSource {
                 store: std::sync::OnceLock::new(),
                 loaded: LoadedTools::default(),
                 on_load: std::sync::OnceLock::new(),
+                elicitor,
             })
         })
     }
@@ -161,7 +165,9 @@ impl McpSource {
                         .any(|t| t.name == tool.name && tool_hash(t) == tool_hash(tool))
                 });
                 if unchanged {
-                    tools.push(Arc::new(McpTool::new(slot.clone(), tool)));
+                    tools.push(Arc::new(
+                        McpTool::new(slot.clone(), tool).with_elicitor(Some(self.elicitor.clone())),
+                    ));
                 }
             }
         }

@@ -56,6 +56,8 @@ const HELP: &str = "Commands:
   /yes  /session  /always  answer the waiting permission request: allow once, for this
                         session, or always (saves the rule it shows for this project)
   /no [REASON]          deny it; the model reads the reason
+  /accept [NAME=VALUE …]  answer an MCP server's question (other fields keep their
+                        defaults); /decline or /cancel it
   /mode [MODE]          the permission mode (read-only, workspace, full): show or switch
   /quit                 leave (also Ctrl+D, or Ctrl+C twice)
 Enter sends; Alt+Enter or a trailing \\ adds a line. Enter while the agent works steers it.";
@@ -455,6 +457,10 @@ fn slash_command(
                 &crate::permissions::interactive_command(name, argument, session),
             );
         }
+        "accept" | "decline" | "cancel" => say(
+            out,
+            &crate::elicitation::interactive_command(name, argument, session),
+        ),
         "tools" | "approve" | "reject" => {
             match crate::tools::interactive_command(name, argument, session) {
                 Ok(text) => say(out, &text),

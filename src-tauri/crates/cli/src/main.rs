@@ -10,6 +10,7 @@ mod clone;
 mod code;
 mod config;
 mod doctor;
+mod elicitation;
 mod interactive;
 mod interactive_tree;
 mod json_mode;

@@ -325,6 +325,14 @@ async fn handle(
             live.answer_permission(&request_id, decision, reason)
                 .map(|()| Value::Null),
         ),
+        Command::AnswerElicitation {
+            request_id,
+            action,
+            content,
+        } => data(
+            live.answer_elicitation(&request_id, action, content)
+                .map(|()| Value::Null),
+        ),
         Command::GetPermissions => data(Ok::<_, AppError>(live.permissions_view())),
         Command::SetPermissionMode { mode } => data(live.set_permission_mode(mode)),
     })

@@ -75,6 +75,13 @@ pub fn describe_event(event: &CodingEvent) -> Option<String> {
             "(permission: {})",
             crate::permissions::decision_words(*decision)
         )),
+        CodingEvent::ElicitationRequested { request } => {
+            Some(crate::elicitation::describe_request(request))
+        }
+        CodingEvent::ElicitationResolved { action, .. } => Some(format!(
+            "(MCP server's question: {})",
+            crate::elicitation::words(*action)
+        )),
         CodingEvent::PermissionModeChanged { mode } => {
             Some(format!("(permission mode: {})", mode.as_str()))
         }

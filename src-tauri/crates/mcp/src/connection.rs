@@ -12,15 +12,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, Implementation, InitializeRequestParams,
-    ProtocolVersion,
+    CallToolRequestParams, ClientCapabilities, ElicitRequestParams, ElicitResult,
+    ElicitationAction as SdkAction, Implementation, InitializeRequestParams, ProtocolVersion,
 };
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
 
 use crate::definition::{ServerDefinition, Transport};
+use crate::elicitation::{Callers, ElicitationReply};
 use crate::environment::Expansion;
 use crate::log::ServerLog;
 use crate::McpError;
@@ -40,18 +41,66 @@ pub struct RemoteTool {
     pub input_schema: Value,
 }
 
-/// What Arbor says it is, and notices a changed tool list.
+/// What Arbor says it is; notices a changed tool list; passes a server's question to the
+/// person whose call is running.
 #[derive(Clone)]
 struct ArborClient {
+    server: String,
     tools_changed: Arc<AtomicBool>,
+    callers: Callers,
+    log: ServerLog,
+}
+
+impl ArborClient {
+    async fn answer(&self, request: ElicitRequestParams) -> ElicitResult {
+        let declined = ElicitResult::new(SdkAction::Decline);
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            self.log
+                .push("[arbor] the server asked to open a page (URL elicitation): declined");
+            return declined;
+        };
+        let schema = serde_json::to_value(&requested_schema).unwrap_or_default();
+        let form = match crate::elicitation::form(&self.server, &message, &schema) {
+            Ok(form) => form,
+            Err(why) => {
+                self.log.push(&format!(
+                    "[arbor] the server's question was declined: {why}"
+                ));
+                return declined;
+            }
+        };
+        match self.callers.ask(form).await {
+            None => {
+                self.log.push(
+                    "[arbor] the server asked a question while nobody could answer it: declined",
+                );
+                declined
+            }
+            Some(ElicitationReply::Accept(content)) => {
+                ElicitResult::new(SdkAction::Accept).with_content(Value::Object(content))
+            }
+            Some(ElicitationReply::Decline) => declined,
+            Some(ElicitationReply::Cancel) => ElicitResult::new(SdkAction::Cancel),
+        }
+    }
 }
 
 impl ClientHandler for ArborClient {
     fn get_info(&self) -> InitializeRequestParams {
+        // Form elicitation: a server may ask the person for input mid-call (answered by the
+        // session whose call runs, declined where nobody can answer). No URL elicitation.
+        let capabilities: ClientCapabilities =
+            serde_json::from_value(serde_json::json!({"elicitation": {"form": {}}}))
+                .unwrap_or_default();
         // The newest version with an `initialize` handshake: what servers in use today answer
         // (and what the official conformance suite expects).
         InitializeRequestParams::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("arbor", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
@@ -60,6 +109,14 @@ impl ClientHandler for ArborClient {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.store(true, Ordering::SeqCst);
     }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        Ok(self.answer(request).await)
+    }
 }
 
 /// One running server.
@@ -67,6 +124,7 @@ pub struct Connection {
     name: String,
     service: RunningService<RoleClient, ArborClient>,
     tools_changed: Arc<AtomicBool>,
+    callers: Callers,
 }
 
 impl Connection {
@@ -89,8 +147,12 @@ impl Connection {
             why,
         };
         let tools_changed = Arc::new(AtomicBool::new(false));
+        let callers = Callers::default();
         let client = ArborClient {
+            server: name.clone(),
             tools_changed: tools_changed.clone(),
+            callers: callers.clone(),
+            log: log.clone(),
         };
         let handshake = match &definition.transport {
             Transport::Stdio { command, args, env } => {
@@ -189,7 +251,13 @@ impl Connection {
             name: definition.name.clone(),
             service,
             tools_changed,
+            callers,
         })
+    }
+
+    /// The calls running on this connection that can ask the person.
+    pub(crate) fn callers(&self) -> &Callers {
+        &self.callers
     }
 
     /// Whether the server has gone (exited, closed the stream).

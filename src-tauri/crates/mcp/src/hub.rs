@@ -375,15 +375,41 @@ impl ServerSlot {
         arguments: Map<String, Value>,
         cancel: &CancellationToken,
     ) -> Result<Value, McpError> {
+        self.call_asking(tool, arguments, cancel, None).await
+    }
+
+    /// [`ServerSlot::call`], where a question the server asks in the middle of the call
+    /// (elicitation) goes to `elicitor` — declined when there is none. The time a person takes
+    /// to answer does not count against the call's limit.
+    pub async fn call_asking(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+        cancel: &CancellationToken,
+        elicitor: Option<Arc<dyn crate::elicitation::Elicitor>>,
+    ) -> Result<Value, McpError> {
         let connection = tokio::select! {
             connection = self.connection() => connection?,
             () = cancel.cancelled() => return Err(McpError::Aborted),
         };
+        let _caller = elicitor.map(|e| connection.callers().enter(e, cancel));
         let started = Instant::now();
         let limit = self.shared.limits.call;
-        let outcome = tokio::select! {
-            result = tokio::time::timeout(limit, connection.call(tool, arguments)) => result,
-            () = cancel.cancelled() => return Err(McpError::Aborted),
+        let call = connection.call(tool, arguments);
+        tokio::pin!(call);
+        let mut deadline = tokio::time::Instant::now() + limit;
+        let outcome = loop {
+            tokio::select! {
+                result = &mut call => break Ok(result),
+                () = tokio::time::sleep_until(deadline) => {
+                    if connection.callers().asking() {
+                        deadline = tokio::time::Instant::now() + limit;
+                        continue;
+                    }
+                    break Err(());
+                }
+                () = cancel.cancelled() => return Err(McpError::Aborted),
+            }
         };
         let took = started.elapsed().as_millis() as u64;
         self.set_status(|s| {

@@ -7,6 +7,8 @@
 //!   tool processes plus its own variables, secrets from the keychain (`${keychain:NAME}`).
 //! - [`connection`]: one running server through `rmcp` (the official SDK); its tools.
 //! - [`context`]: resources (attached to a message) and prompts (`/server:prompt`) as text.
+//! - [`elicitation`]: a server's question to the person mid-call, as a form pre-filled with
+//!   its defaults; the answer checked against it; asked of the session whose call runs.
 //! - [`hub`]: the app's servers: started lazily, restarted with backoff, every call time
 //!   limited and ended with its run, status and stderr log per server.
 //! - [`oauth`]: signing in to HTTP servers (OAuth 2.1 through `rmcp`), tokens in the keychain.
@@ -22,6 +24,7 @@
 pub mod connection;
 pub mod context;
 pub mod definition;
+pub mod elicitation;
 pub mod environment;
 mod error;
 pub mod hub;

@@ -11,6 +11,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::connection::RemoteTool;
+use crate::elicitation::Elicitor;
 use crate::hub::ServerSlot;
 use crate::pins::tool_hash;
 use crate::McpError;
@@ -50,6 +51,8 @@ pub struct McpTool {
     tool: String,
     approved_hash: String,
     server: Arc<ServerSlot>,
+    /// Who answers the server's questions during a call (the session's person).
+    elicitor: Option<Arc<dyn Elicitor>>,
 }
 
 impl McpTool {
@@ -73,7 +76,14 @@ impl McpTool {
             tool: approved.name.clone(),
             approved_hash: tool_hash(approved),
             server,
+            elicitor: None,
         }
+    }
+
+    /// A question the server asks during a call goes to `elicitor` (otherwise it is declined).
+    pub fn with_elicitor(mut self, elicitor: Option<Arc<dyn Elicitor>>) -> Self {
+        self.elicitor = elicitor;
+        self
     }
 
     fn refuse(error: McpError) -> ToolError {
@@ -115,7 +125,12 @@ impl AgentTool for McpTool {
         }
         let result = self
             .server
-            .call(&self.tool, arguments, &context.cancel)
+            .call_asking(
+                &self.tool,
+                arguments,
+                &context.cancel,
+                self.elicitor.clone(),
+            )
             .await
             .map_err(Self::refuse)?;
         // A server's own secrets (its `${keychain:…}` values) never reach the model.

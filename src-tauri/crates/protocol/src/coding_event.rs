@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::event::AgentEvent;
 use crate::views::branch::TreeNodeView;
+use crate::views::elicitation::{ElicitationAction, ElicitationRequest};
 use crate::views::permissions::{PermissionDecision, PermissionMode, PermissionRequest};
 
 /// Why a compaction ran.
@@ -94,6 +95,14 @@ pub enum CodingEvent {
     PermissionResolved {
         request_id: String,
         decision: PermissionDecision,
+    },
+    /// An MCP server asks the person for input in the middle of a call: the front end shows
+    /// the form and answers with `answer_elicitation`. An aborted run cancels it.
+    ElicitationRequested { request: ElicitationRequest },
+    /// An elicitation was answered (here, from another front end, or cancelled by an abort).
+    ElicitationResolved {
+        request_id: String,
+        action: ElicitationAction,
     },
     /// The project's permission mode changed (the header's padlock, `set_permission_mode`).
     PermissionModeChanged { mode: PermissionMode },

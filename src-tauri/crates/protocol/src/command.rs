@@ -145,6 +145,14 @@ pub enum Command {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
+    /// Answers an `elicitation_requested` event; `content` (for `accept`) is checked against
+    /// the request's fields, a field left out taking its default.
+    AnswerElicitation {
+        request_id: String,
+        action: crate::views::elicitation::ElicitationAction,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content: Option<serde_json::Map<String, serde_json::Value>>,
+    },
     /// The project's mode, its rules and the sandbox on this machine.
     GetPermissions,
     /// Switches the project's permission mode (kept for the project).
@@ -153,7 +161,7 @@ pub enum Command {
 
 impl Command {
     /// Every command's `type` tag, in declaration order.
-    pub const KINDS: [&'static str; 30] = [
+    pub const KINDS: [&'static str; 31] = [
         "prompt",
         "steer",
         "follow_up",
@@ -182,6 +190,7 @@ impl Command {
         "regenerate",
         "rename_session",
         "answer_permission",
+        "answer_elicitation",
         "get_permissions",
         "set_permission_mode",
     ];
@@ -217,6 +226,7 @@ impl Command {
             Command::Regenerate => "regenerate",
             Command::RenameSession { .. } => "rename_session",
             Command::AnswerPermission { .. } => "answer_permission",
+            Command::AnswerElicitation { .. } => "answer_elicitation",
             Command::GetPermissions => "get_permissions",
             Command::SetPermissionMode { .. } => "set_permission_mode",
         }

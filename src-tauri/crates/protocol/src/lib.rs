@@ -37,6 +37,8 @@
 //! | `approval_resolved` | `approval_id`, `name`, `status` | a proposal was approved or rejected |
 //! | `permission_requested` | `request` (a [`views::permissions::PermissionRequest`]: `request_id`, `tool_name`, `command?`, `target?`, `parts`, `confinement?`, `reason?`, `diff?`, `always_rule?`) | a tool call needs the user's yes; answer with `answer_permission` |
 //! | `permission_resolved` | `request_id`, `decision` | a permission request was answered (or denied by an abort) |
+//! | `elicitation_requested` | `request` (a [`views::elicitation::ElicitationRequest`]: `request_id`, `server`, `message`, `fields`, `initial`) | an MCP server asks the person for input mid-call; answer with `answer_elicitation` |
+//! | `elicitation_resolved` | `request_id`, `action` | an elicitation was answered (or cancelled by an abort) |
 //! | `permission_mode_changed` | `mode` | the project's permission mode changed |
 //! | `retry_scheduled` | `attempt`, `delay_ms`, `error` | a transient failure; the request is sent again |
 //! | `compaction_start` / `compaction_end` | `reason`; `tokens_before`, `tokens_after?`, `summary?`, `node_id?`, `error?` | a compaction ran |

@@ -13,6 +13,9 @@
 //   crash            → exits with status 3 before answering
 //   malformed        → writes a line that is not JSON, then answers nothing
 //   flood {bytes}    → writes that much to stderr (default 5 MB), then answers "flooded"
+//   ask {question}   → asks the person (elicitation/create: a name with a default, a required
+//                      whole-number age, a colour to choose) and answers with the client's
+//                      reply as JSON, or says the client declared no elicitation
 // MOCK_MCP_CRASH_ON_START=1 exits before the handshake; MOCK_MCP_LOG (a file) records each
 // request's method, one per line.
 import fs from "node:fs";
@@ -30,6 +33,7 @@ const DEFAULT_TOOLS = [
   ["crash", "Exits before answering", {}, []],
   ["malformed", "Writes a line that is not JSON", {}, []],
   ["flood", "Floods stderr, then answers", { bytes: { type: "integer" } }, []],
+  ["ask", "Asks the person a question", { question: { type: "string" } }, []],
 ].map(([name, description, properties, required]) => ({
   name,
   description,
@@ -54,8 +58,40 @@ function text(value) {
   return { content: [{ type: "text", text: value }] };
 }
 
-function call(name, args) {
+let clientCapabilities = {};
+const asked = new Map();
+let nextAsk = 1;
+
+// Sends the person a form; the call's answer waits for the client's reply.
+function ask(callId, args) {
+  if (!clientCapabilities.elicitation) return text("the client declared no elicitation");
+  const id = `ask-${nextAsk++}`;
+  asked.set(id, callId);
+  send({
+    jsonrpc: "2.0",
+    id,
+    method: "elicitation/create",
+    params: {
+      mode: "form",
+      message: args.question ?? "Who are you?",
+      requestedSchema: {
+        type: "object",
+        properties: {
+          name: { type: "string", title: "Your name", default: "Ada" },
+          age: { type: "integer", description: "In years", minimum: 0 },
+          colour: { type: "string", enum: ["red", "green"], enumNames: ["Red", "Green"] },
+        },
+        required: ["age"],
+      },
+    },
+  });
+  return undefined;
+}
+
+function call(name, args, callId) {
   switch (name) {
+    case "ask":
+      return ask(callId, args);
     case "echo":
       return text(String(args.text ?? ""));
     case "env":
@@ -96,9 +132,18 @@ input.on("line", (line) => {
   }
   if (process.env.MOCK_MCP_LOG) fs.appendFileSync(process.env.MOCK_MCP_LOG, `${request.method}\n`);
   if (request.id === undefined) return;
+  if (request.method === undefined) {
+    // The client's reply to a question: the waiting call answers with it.
+    const callId = asked.get(request.id);
+    if (callId === undefined) return;
+    asked.delete(request.id);
+    const answer = request.error ? { error: request.error } : request.result;
+    return send({ jsonrpc: "2.0", id: callId, result: text(`answer: ${JSON.stringify(answer)}`) });
+  }
   const reply = (result) => send({ jsonrpc: "2.0", id: request.id, result });
   switch (request.method) {
     case "initialize":
+      clientCapabilities = request.params?.capabilities ?? {};
       return reply({
         protocolVersion: request.params?.protocolVersion ?? "2025-06-18",
         capabilities: { tools: { listChanged: true } },
@@ -109,7 +154,7 @@ input.on("line", (line) => {
     case "tools/list":
       return reply({ tools: tools() });
     case "tools/call": {
-      const result = call(request.params?.name, request.params?.arguments ?? {});
+      const result = call(request.params?.name, request.params?.arguments ?? {}, request.id);
       if (result !== undefined) reply(result);
       return;
     }

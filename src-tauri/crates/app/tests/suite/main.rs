@@ -12,6 +12,7 @@ mod documents;
 mod js_sandbox;
 mod keychain;
 mod mcp;
+mod mcp_elicitation;
 mod model_tools;
 mod tree;
 mod view_window;

@@ -16,7 +16,7 @@ use arbor_protocol::views::permissions::RuleEffect;
 use arbor_test_support::{Script, Turn};
 use serde_json::{json, Value};
 
-fn mock_server(name: &str, tools_file: Option<&Path>) -> McpServerConfig {
+pub(crate) fn mock_server(name: &str, tools_file: Option<&Path>) -> McpServerConfig {
     let mut env = std::collections::BTreeMap::new();
     if let Some(file) = tools_file {
         env.insert("MOCK_MCP_TOOLS".to_owned(), file.display().to_string());
@@ -37,7 +37,7 @@ fn mock_server(name: &str, tools_file: Option<&Path>) -> McpServerConfig {
 }
 
 /// A session whose permissions are the project's real ones plus `allow`.
-fn session(setup: &Setup, allow: &[&str]) -> LiveSession {
+pub(crate) fn session(setup: &Setup, allow: &[&str]) -> LiveSession {
     let selection = setup
         .app
         .select(&ModelRequest {

@@ -110,7 +110,16 @@ async fn main() -> std::process::ExitCode {
     let mut code = std::process::ExitCode::SUCCESS;
     let cancel = CancellationToken::new();
     for tool in tools {
-        let call = || server.call(&tool.name, arguments_for(&tool.name), &cancel);
+        // A server's question mid-call is answered as a person who reads the form (pre-filled
+        // with the server's defaults) and presses Accept.
+        let call = || {
+            server.call_asking(
+                &tool.name,
+                arguments_for(&tool.name),
+                &cancel,
+                Some(Arc::new(arbor_mcp::elicitation::AcceptDefaults)),
+            )
+        };
         let mut result = call().await;
         for _ in 0..SIGN_IN_ATTEMPTS {
             if !matches!(result, Err(McpError::NeedsAuth { .. })) || !signed_in().await {

@@ -3,6 +3,7 @@
 //! JSON, a 10 MB answer, a tool rewritten after approval) and real servers from npm.
 
 mod conformance;
+mod elicitation;
 mod mock;
 mod oauth;
 mod real;

@@ -21,6 +21,7 @@ pub mod attachments;
 pub mod branch;
 pub mod clone;
 pub mod code;
+pub mod elicitation;
 pub mod files;
 pub mod mcp;
 pub mod permissions;

@@ -184,10 +184,14 @@ impl ActivityState {
                 _ => Self::Done,
             }),
             SessionEvent::Coding(
-                CodingEvent::PermissionRequested { .. } | CodingEvent::ApprovalRequested { .. },
+                CodingEvent::PermissionRequested { .. }
+                | CodingEvent::ApprovalRequested { .. }
+                | CodingEvent::ElicitationRequested { .. },
             ) => Some(Self::Waiting),
             SessionEvent::Coding(
-                CodingEvent::PermissionResolved { .. } | CodingEvent::ApprovalResolved { .. },
+                CodingEvent::PermissionResolved { .. }
+                | CodingEvent::ApprovalResolved { .. }
+                | CodingEvent::ElicitationResolved { .. },
             ) => Some(Self::Running),
             _ => None,
         }
