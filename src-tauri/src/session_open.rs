@@ -325,7 +325,9 @@ pub async fn background_sessions(
     let mut found = Vec::new();
     for (id, entry) in background {
         let live = entry.session.read().await;
-        let state = if !live.waiting_permission_requests().is_empty() {
+        let state = if !live.waiting_permission_requests().is_empty()
+            || !live.waiting_elicitations().is_empty()
+        {
             ActivityState::Waiting
         } else if live.is_streaming() {
             ActivityState::Running

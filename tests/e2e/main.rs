@@ -13,6 +13,7 @@ mod composer;
 mod desktop;
 mod long_chat;
 mod mcp;
+mod mcp_elicitation;
 mod nothing_lost;
 mod package;
 mod permissions;

@@ -14,6 +14,7 @@ import type {
   BranchComparison,
   BranchEntry,
   DocumentAttachment,
+  ElicitationRequest,
   FileChange,
   RestoreInfo,
   NodeVisit,
@@ -426,6 +427,7 @@ export const ANSWERS: FakeAnswers = {
   // Trusting a clone also switches it to workspace mode.
   trust_project: () => ({ ...PERMISSIONS, trusted: true, origin: null, mode: 'workspace' }),
   answer_permission: () => undefined,
+  answer_elicitation: () => undefined,
   add_permission_rule: ({ rule, effect, scope }) =>
     withRules([...PERMISSIONS.rules, { rule, effect, source: scope }]),
   remove_permission_rule: ({ rule, effect, source }) =>
@@ -1146,6 +1148,74 @@ export const BASH_REQUEST: PermissionRequest = {
   reason: null,
   diff: null,
   always_rule: null,
+};
+
+/**
+ * An MCP server's question (SEP-1034's defaults, plus a required field without one, an email,
+ * and a choice of labels): every kind of field.
+ */
+export const ELICITATION_REQUEST: ElicitationRequest = {
+  request_id: 'el-1',
+  server: 'github',
+  message: 'Before the issue is filed:\nwho files it, and why?',
+  fields: [
+    {
+      name: 'name',
+      title: 'Your name',
+      description: 'As it appears on the issue',
+      kind: 'text',
+      required: false,
+      default: 'John Doe',
+      options: [],
+      minimum: 2,
+      maximum: 40,
+    },
+    { name: 'reason', title: 'Reason', kind: 'text', required: true, options: [] },
+    { name: 'email', kind: 'text', required: false, options: [], format: 'email' },
+    {
+      name: 'age',
+      kind: 'integer',
+      required: false,
+      default: 30,
+      options: [],
+      minimum: 0,
+      maximum: 150,
+    },
+    { name: 'score', kind: 'number', required: false, default: 95.5, options: [] },
+    {
+      name: 'status',
+      title: 'Status',
+      kind: 'choice',
+      required: true,
+      default: 'active',
+      options: [
+        { value: 'active', label: 'Active' },
+        { value: 'inactive', label: 'Inactive' },
+        { value: 'pending', label: 'pending' },
+      ],
+    },
+    {
+      name: 'verified',
+      title: 'Verified',
+      kind: 'boolean',
+      required: false,
+      default: true,
+      options: [],
+    },
+    {
+      name: 'labels',
+      title: 'Labels',
+      kind: 'choices',
+      required: false,
+      options: [
+        { value: 'bug', label: 'Bug' },
+        { value: 'docs', label: 'Docs' },
+        { value: 'ci', label: 'CI' },
+      ],
+      maximum: 2,
+    },
+  ],
+  initial: { name: 'John Doe', age: 30, score: 95.5, status: 'active', verified: true },
 };
 
 /** An `edit` outside the project, with its diff and the rule "Always allow" would save. */

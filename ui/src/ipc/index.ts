@@ -33,6 +33,8 @@ import type {
   CloneProgress,
   CustomEndpoint,
   DocumentAttachment,
+  ElicitationAction,
+  ElicitationContent,
   FileMatch,
   FilePreview,
   FolderListing,
@@ -652,6 +654,20 @@ export function answerPermission(
   reason: string | null,
 ): Promise<void> {
   return command('answer_permission', { requestId, decision, reason });
+}
+
+/**
+ * Answers an MCP server's question (`requestId` of its `elicitation_requested`): `accept` with
+ * the form's `content`, `decline` or `cancel` with none. Rust checks the content against the
+ * form again (`invalid_request`, every problem in the message); `not_found` when the question no
+ * longer waits.
+ */
+export function answerElicitation(
+  requestId: string,
+  action: ElicitationAction,
+  content: ElicitationContent | null,
+): Promise<void> {
+  return command('answer_elicitation', { requestId, action, content });
 }
 
 /** Adds a rule (`Bash(cargo test *)`) for the user or this project (`scope`); the new view. */

@@ -808,6 +808,11 @@ export function applyEvent(model: ChatModel, event: SessionEvent): ChatModel {
       // Not part of the conversation: the permission store (state/permissions.svelte.ts) takes
       // them, and the waiting tool call shows in its card until the user answers.
       return model;
+    case 'elicitation_requested':
+    case 'elicitation_resolved':
+      // Not part of the conversation: the elicitation store (state/elicitation.svelte.ts)
+      // takes them, and the MCP call asking shows in its card until the person answers.
+      return model;
   }
 }
 

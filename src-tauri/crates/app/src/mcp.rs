@@ -37,8 +37,10 @@ pub fn definition_of(config: &McpServerConfig) -> ServerDefinition {
                 oauth: (!config.oauth_client_id.trim().is_empty()).then(|| {
                     arbor_mcp::definition::OAuthClient {
                         client_id: config.oauth_client_id.trim().to_owned(),
-                        client_secret: Some(config.oauth_client_secret.trim().to_owned())
-                            .filter(|s| !s.is_empty()),
+                        client_secret: given(&config.oauth_client_secret),
+                        grant: given(&config.oauth_grant),
+                        private_key: given(&config.oauth_private_key),
+                        signing_algorithm: given(&config.oauth_signing_algorithm),
                     }
                 }),
             },
@@ -536,4 +538,9 @@ impl ArborApp {
             hub.stop_all().await;
         }
     }
+}
+
+/// A settings field's value, when it has one.
+fn given(field: &str) -> Option<String> {
+    Some(field.trim().to_owned()).filter(|s| !s.is_empty())
 }

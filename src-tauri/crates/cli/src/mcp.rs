@@ -41,6 +41,16 @@ pub enum McpAction {
         /// That client's secret, as `${keychain:NAME}` (see `arbor mcp secret`).
         #[arg(long, value_name = "REFERENCE", requires = "oauth_client_id")]
         oauth_client_secret: Option<String>,
+        /// `client_credentials`: the client is a machine client, signed in by itself with its
+        /// secret or private key (no browser).
+        #[arg(long, value_name = "GRANT", requires = "oauth_client_id")]
+        oauth_grant: Option<String>,
+        /// A machine client's private key (PEM on one line), as `${keychain:NAME}`.
+        #[arg(long, value_name = "REFERENCE", requires = "oauth_client_id")]
+        oauth_private_key: Option<String>,
+        /// The private key's algorithm: ES256 (default), ES384, RS256, RS384 or RS512.
+        #[arg(long, value_name = "ALG", requires = "oauth_private_key")]
+        oauth_signing_algorithm: Option<String>,
         /// The command and its arguments, after `--`.
         #[arg(last = true, value_name = "COMMAND")]
         command: Vec<String>,
@@ -230,6 +240,9 @@ pub fn run(
                 headers,
                 oauth_client_id,
                 oauth_client_secret,
+                oauth_grant,
+                oauth_private_key,
+                oauth_signing_algorithm,
                 command,
             } => {
                 let (transport, command, args) = match (url, command.split_first()) {
@@ -247,6 +260,9 @@ pub fn run(
                     headers: pairs(headers, "--header")?,
                     oauth_client_id: oauth_client_id.clone().unwrap_or_default(),
                     oauth_client_secret: oauth_client_secret.clone().unwrap_or_default(),
+                    oauth_grant: oauth_grant.clone().unwrap_or_default(),
+                    oauth_private_key: oauth_private_key.clone().unwrap_or_default(),
+                    oauth_signing_algorithm: oauth_signing_algorithm.clone().unwrap_or_default(),
                     enabled: true,
                 };
                 app.add_mcp_server(cwd, config)?;

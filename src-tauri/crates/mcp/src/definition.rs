@@ -51,12 +51,33 @@ pub enum Transport {
 
 /// A client registered beforehand: its id, and its secret (`${keychain:NAME}`, never the
 /// secret itself) when it has one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OAuthClient {
     pub client_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
+    /// `client_credentials`: a machine client (the OAuth client-credentials extension,
+    /// SEP-1046), signed in without a browser by its secret or its private key. Absent: a
+    /// person signs in (authorization code with PKCE).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant: Option<String>,
+    /// A machine client's private key (PEM) for `private_key_jwt`, as `${keychain:NAME}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private_key: Option<String>,
+    /// The key's algorithm: ES256 (the default), ES384, RS256, RS384 or RS512.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signing_algorithm: Option<String>,
+}
+
+/// The grant of a machine client.
+pub const CLIENT_CREDENTIALS: &str = "client_credentials";
+
+impl OAuthClient {
+    /// Whether this client signs in by itself (client credentials), without a person.
+    pub fn is_machine(&self) -> bool {
+        self.grant.as_deref() == Some(CLIENT_CREDENTIALS)
+    }
 }
 
 /// One MCP server.
@@ -91,15 +112,41 @@ impl ServerDefinition {
                     if client.client_id.trim().is_empty() {
                         return Err(self.invalid("its OAuth client has no id"));
                     }
-                    if client
-                        .client_secret
-                        .as_deref()
-                        .is_some_and(|secret| !secret.starts_with("${keychain:"))
-                    {
+                    let plain = |value: &Option<String>| {
+                        value
+                            .as_deref()
+                            .is_some_and(|secret| !secret.starts_with("${keychain:"))
+                    };
+                    if plain(&client.client_secret) || plain(&client.private_key) {
                         return Err(self.invalid(
-                            "its OAuth client secret must be a ${keychain:NAME} reference, never \
-                             the secret itself",
+                            "its OAuth client secret or private key must be a ${keychain:NAME} \
+                             reference, never the secret itself",
                         ));
+                    }
+                    match client.grant.as_deref() {
+                        None | Some("authorization_code") => {}
+                        Some(CLIENT_CREDENTIALS) => {
+                            if client.client_secret.is_none() && client.private_key.is_none() {
+                                return Err(self.invalid(
+                                    "a client_credentials client needs its clientSecret or its \
+                                     privateKey (a ${keychain:NAME} reference)",
+                                ));
+                            }
+                        }
+                        Some(other) => {
+                            return Err(self.invalid(format!(
+                                "its OAuth grant {other:?} is not known: use \
+                                 \"client_credentials\" for a machine client, or leave it out"
+                            )))
+                        }
+                    }
+                    if let Some(algorithm) = &client.signing_algorithm {
+                        if crate::oauth::signing_algorithm(algorithm).is_none() {
+                            return Err(self.invalid(format!(
+                                "its signing algorithm {algorithm:?} is not one of ES256, ES384, \
+                                 RS256, RS384, RS512"
+                            )));
+                        }
                     }
                 }
                 let lower = url.to_ascii_lowercase();
@@ -350,6 +397,24 @@ mod tests {
             "{:?}",
             oauth.problems
         );
+        let machines = parse_project_file(
+            r#"{"mcpServers": {
+                "ci": {"url": "https://x/mcp", "oauth": {"clientId": "bot", "grant": "client_credentials", "privateKey": "${keychain:bot-key}", "signingAlgorithm": "RS256"}},
+                "nokey": {"url": "https://x/mcp", "oauth": {"clientId": "bot", "grant": "client_credentials"}},
+                "plainkey": {"url": "https://x/mcp", "oauth": {"clientId": "bot", "grant": "client_credentials", "privateKey": "-----BEGIN PRIVATE KEY----- …"}},
+                "odd": {"url": "https://x/mcp", "oauth": {"clientId": "bot", "grant": "password", "clientSecret": "${keychain:b}"}},
+                "alg": {"url": "https://x/mcp", "oauth": {"clientId": "bot", "grant": "client_credentials", "privateKey": "${keychain:k}", "signingAlgorithm": "HS256"}}
+            }}"#,
+        );
+        assert_eq!(machines.servers.len(), 1);
+        assert!(
+            matches!(&machines.servers[0].transport, Transport::Http { oauth: Some(c), .. } if c.is_machine())
+        );
+        let problems: BTreeMap<_, _> = machines.problems.into_iter().collect();
+        assert!(problems["nokey"].contains("needs its clientSecret or its privateKey"));
+        assert!(problems["plainkey"].contains("never the secret itself"));
+        assert!(problems["odd"].contains("\"password\" is not known"));
+        assert!(problems["alg"].contains("\"HS256\" is not one of"));
         assert_eq!(parse_project_file("{}"), ProjectServers::default());
     }
 

@@ -333,7 +333,12 @@ pub fn from_text<'a>(
         let Some(field) = fields.iter().find(|f| f.name == name) else {
             return Err(InvalidAnswer(format!("{name}: the form has no such field")));
         };
-        let bad = || InvalidAnswer(format!("{name}: {raw:?} is not a {:?}", field.kind));
+        let expected = match field.kind {
+            ElicitationFieldKind::Number => "a number",
+            ElicitationFieldKind::Integer => "a whole number",
+            _ => "true or false",
+        };
+        let bad = || InvalidAnswer(format!("{name}: {raw:?} is not {expected}"));
         let value = match field.kind {
             ElicitationFieldKind::Number => raw
                 .parse::<f64>()

@@ -293,17 +293,28 @@ impl ServerSlot {
         let started = Instant::now();
         let tool_environment = lock(&self.shared.tool_environment).clone();
         // The secrets the definition expands to join the redactor as they are read (once).
-        match Connection::open(
-            &self.definition,
-            &self.cwd,
-            &self.expansion(&tool_environment),
-            self.shared.keychain.clone(),
-            &self.log,
-            &self.shared.redactor,
-            self.shared.limits.start,
-        )
-        .await
-        {
+        let expansion = self.expansion(&tool_environment);
+        let open = || {
+            Connection::open(
+                &self.definition,
+                &self.cwd,
+                &expansion,
+                self.shared.keychain.clone(),
+                &self.log,
+                &self.shared.redactor,
+                self.shared.limits.start,
+            )
+        };
+        let mut opened = open().await;
+        // A machine client signs in by itself when refused (first use, or an expired token:
+        // client credentials come with no refresh token), then starts once more.
+        if matches!(opened, Err(McpError::NeedsAuth { .. })) && self.is_machine() {
+            opened = match self.sign_in_machine().await {
+                Ok(()) => open().await,
+                Err(error) => Err(error),
+            };
+        }
+        match opened {
             Ok(connection) => {
                 let connection = Arc::new(connection);
                 let took = started.elapsed().as_millis() as u64;
@@ -463,6 +474,12 @@ impl ServerSlot {
             });
         };
         let credentials = crate::oauth::KeychainCredentials::new(self.shared.keychain.clone(), url);
+        if oauth.as_ref().is_some_and(|c| c.is_machine()) {
+            self.sign_in_machine().await?;
+            self.stop().await;
+            self.set_status(|s| s.failures = 0);
+            return Ok(());
+        }
         let challenge = self.status().challenge;
         let client = match oauth {
             None => None,
@@ -494,6 +511,65 @@ impl ServerSlot {
         self.stop().await;
         self.set_status(|s| s.failures = 0);
         Ok(())
+    }
+
+    /// Signs a machine client in (client credentials): no browser, no person.
+    async fn sign_in_machine(&self) -> Result<(), McpError> {
+        let crate::Transport::Http {
+            url,
+            oauth: Some(client),
+            ..
+        } = &self.definition.transport
+        else {
+            return Err(McpError::InvalidServer {
+                name: self.definition.name.clone(),
+                why: "it has no machine client to sign in with".into(),
+            });
+        };
+        let tool_environment = lock(&self.shared.tool_environment).clone();
+        let expansion = self.expansion(&tool_environment);
+        let secret = |reference: &str| -> Result<arbor_secrets::Secret, McpError> {
+            let expanded = expansion.expand(&self.definition.name, reference)?;
+            arbor_secrets::Secret::new(expanded.value).ok_or_else(|| McpError::InvalidServer {
+                name: self.definition.name.clone(),
+                why: format!("{reference} is empty in the keychain"),
+            })
+        };
+        let proof = match (&client.private_key, &client.client_secret) {
+            (Some(key), _) => crate::oauth::MachineProof::PrivateKey {
+                pem: secret(key)?,
+                algorithm: crate::oauth::signing_algorithm(
+                    client.signing_algorithm.as_deref().unwrap_or("ES256"),
+                )
+                .ok_or_else(|| McpError::InvalidServer {
+                    name: self.definition.name.clone(),
+                    why: "its signing algorithm is not known".into(),
+                })?,
+            },
+            (None, Some(reference)) => crate::oauth::MachineProof::Secret(secret(reference)?),
+            (None, None) => {
+                return Err(McpError::InvalidServer {
+                    name: self.definition.name.clone(),
+                    why: "its machine client has neither a secret nor a private key".into(),
+                })
+            }
+        };
+        let credentials = crate::oauth::KeychainCredentials::new(self.shared.keychain.clone(), url);
+        crate::oauth::sign_in_machine(
+            &self.definition.name,
+            url,
+            &client.client_id,
+            proof,
+            credentials,
+        )
+        .await?;
+        self.log.push("[arbor] signed in (client credentials)");
+        Ok(())
+    }
+
+    /// Whether this server's client signs in by itself (client credentials).
+    fn is_machine(&self) -> bool {
+        matches!(&self.definition.transport, crate::Transport::Http { oauth: Some(c), .. } if c.is_machine())
     }
 
     /// Stops the server; the next need starts it again.

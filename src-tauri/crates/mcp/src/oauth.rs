@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use arbor_secrets::{Secret, SecretStore};
 use rmcp::transport::auth::{
-    AuthError, AuthorizationManager, AuthorizationRequest, CredentialStore, OAuthState,
-    StoredCredentials,
+    AuthError, AuthorizationManager, AuthorizationRequest, ClientCredentialsConfig,
+    CredentialStore, JwtSigningAlgorithm, OAuthState, StoredCredentials,
 };
 use sha2::{Digest, Sha256};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -186,4 +186,141 @@ pub async fn sign_in(
         .await
         .map_err(|e| failed(name, e))?;
     Ok(())
+}
+
+/// The algorithm named `name` (as a definition's `signingAlgorithm` says it).
+pub fn signing_algorithm(name: &str) -> Option<JwtSigningAlgorithm> {
+    Some(match name {
+        "ES256" => JwtSigningAlgorithm::ES256,
+        "ES384" => JwtSigningAlgorithm::ES384,
+        "RS256" => JwtSigningAlgorithm::RS256,
+        "RS384" => JwtSigningAlgorithm::RS384,
+        "RS512" => JwtSigningAlgorithm::RS512,
+        _ => return None,
+    })
+}
+
+/// A PEM key as a keychain keeps it — on one line (keychain entries hold no line breaks), its
+/// breaks turned into spaces — made a PEM again: the armour lines, then the base64 body in
+/// lines of 64. A key already in lines is kept as it is.
+pub fn pem_from_line(kept: &str) -> String {
+    let kept = kept.trim();
+    let Some(rest) = kept.strip_prefix("-----BEGIN ") else {
+        return kept.to_owned();
+    };
+    let Some((label, rest)) = rest.split_once("-----") else {
+        return kept.to_owned();
+    };
+    let end = format!("-----END {label}-----");
+    let Some(body) = rest.strip_suffix(end.as_str()) else {
+        return kept.to_owned();
+    };
+    let body: String = body.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut pem = format!("-----BEGIN {label}-----\n");
+    for line in body.as_bytes().chunks(64) {
+        pem.push_str(&String::from_utf8_lossy(line));
+        pem.push('\n');
+    }
+    pem.push_str(&end);
+    pem.push('\n');
+    pem
+}
+
+/// How a machine client proves who it is.
+pub enum MachineProof {
+    /// Its secret (`client_secret_post`, or `client_secret_basic` where that is all the server
+    /// takes).
+    Secret(Secret),
+    /// A JWT signed with its private key (`private_key_jwt`, RFC 7523).
+    PrivateKey {
+        pem: Secret,
+        algorithm: JwtSigningAlgorithm,
+    },
+}
+
+/// Signs in a machine client (client credentials, SEP-1046) to the server `name` at `url`:
+/// discovery, then the client's secret or signed assertion exchanged for a token, kept in the
+/// keychain like a person's. No browser; done again whenever the token is refused.
+pub async fn sign_in_machine(
+    name: &str,
+    url: &str,
+    client_id: &str,
+    proof: MachineProof,
+    credentials: KeychainCredentials,
+) -> Result<(), McpError> {
+    // rmcp's client-credentials exchange holds a non-`Send` value across an await, so it runs
+    // on a thread of its own, in a small runtime there.
+    let (name, url, client_id) = (name.to_owned(), url.to_owned(), client_id.to_owned());
+    let failed_name = name.clone();
+    tokio::task::spawn_blocking(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| failed(&name, e))?;
+        runtime.block_on(exchange_machine(
+            &name,
+            &url,
+            &client_id,
+            proof,
+            credentials,
+        ))
+    })
+    .await
+    .map_err(|e| failed(&failed_name, e))?
+}
+
+async fn exchange_machine(
+    name: &str,
+    url: &str,
+    client_id: &str,
+    proof: MachineProof,
+    credentials: KeychainCredentials,
+) -> Result<(), McpError> {
+    let mut state = OAuthState::new(url, None)
+        .await
+        .map_err(|e| failed(name, e))?;
+    if let OAuthState::Unauthorized(manager) = &mut state {
+        manager.set_credential_store(credentials);
+    }
+    // The token is for this server: its URL is the resource (RFC 8707), as the spec requires.
+    let resource = Some(url.to_owned());
+    let config = match proof {
+        MachineProof::Secret(secret) => ClientCredentialsConfig::ClientSecret {
+            client_id: client_id.to_owned(),
+            client_secret: secret.expose().to_owned(),
+            scopes: Vec::new(),
+            resource,
+        },
+        MachineProof::PrivateKey { pem, algorithm } => ClientCredentialsConfig::PrivateKeyJwt {
+            client_id: client_id.to_owned(),
+            signing_key: pem_from_line(pem.expose()).into_bytes(),
+            signing_algorithm: algorithm,
+            token_endpoint_audience: None,
+            scopes: Vec::new(),
+            resource,
+        },
+    };
+    state
+        .authenticate_client_credentials(config)
+        .await
+        .map_err(|e| failed(name, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_kept_on_one_line_is_a_pem_again() {
+        let body = "A".repeat(100);
+        let pem = format!(
+            "-----BEGIN PRIVATE KEY-----\n{}\n{}\n-----END PRIVATE KEY-----\n",
+            &body[..64],
+            &body[64..]
+        );
+        let line = pem.replace('\n', " ");
+        assert_eq!(pem_from_line(&line), pem);
+        assert_eq!(pem_from_line(&pem), pem);
+        assert_eq!(pem_from_line("not a key"), "not a key");
+    }
 }

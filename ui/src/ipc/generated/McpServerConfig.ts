@@ -25,6 +25,16 @@ oauthClientId: string,
  */
 oauthClientSecret: string, 
 /**
+ * `client_credentials`: that client is a machine client (it signs in by itself with its
+ * secret or private key, no browser); empty: a person signs in.
+ */
+oauthGrant?: string, 
+/**
+ * A machine client's private key (PEM, kept on one line) as `${keychain:NAME}`; its
+ * algorithm (ES256 when empty).
+ */
+oauthPrivateKey?: string, oauthSigningAlgorithm?: string, 
+/**
  * Off: its tools are not offered and it is never started.
  */
 enabled: boolean, };

@@ -10,6 +10,8 @@ import type { CloneProgress } from './CloneProgress';
 import type { CommitResult } from './CommitResult';
 import type { CustomEndpoint } from './CustomEndpoint';
 import type { DocumentAttachment } from './DocumentAttachment';
+import type { ElicitationAction } from './ElicitationAction';
+import type { ElicitationContent } from './ElicitationContent';
 import type { FileMatch } from './FileMatch';
 import type { FilePreview } from './FilePreview';
 import type { FilesRestored } from './FilesRestored';
@@ -162,6 +164,7 @@ export interface Commands {
   mcp_read_resource: { args: { scope: McpScope; server: string; uri: string }; response: DocumentAttachment };
   mcp_get_prompt: { args: { scope: McpScope; server: string; name: string; arguments: { [key in string]: string } }; response: string };
   set_mcp_secret: { args: { name: string; value: string }; response: void };
+  answer_elicitation: { args: { requestId: string; action: ElicitationAction; content: ElicitationContent | null }; response: void };
   clone_destination: { args: { form: CloneForm }; response: string };
   clone_repository: { args: { form: CloneForm; progress: Channel<CloneProgress> }; response: OpenedProject };
   cancel_clone: { args: Record<never, never>; response: void };
@@ -271,6 +274,7 @@ export const COMMAND_NAMES = [
   'mcp_read_resource',
   'mcp_get_prompt',
   'set_mcp_secret',
+  'answer_elicitation',
   'clone_destination',
   'clone_repository',
   'cancel_clone',

@@ -335,3 +335,62 @@ async fn an_mcp_prompt_is_filled_sent_and_its_tool_call_asked_with_its_arguments
         .contains("from the pane"));
     tmux.keys(&["/quit", "Enter"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_servers_question_is_answered_at_the_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = Script::new()
+        .turn(Turn::stream().tool_call("mcp__mock__ask", json!({"question": "Who are you?"})))
+        .turn(Turn::text("Nice to meet you."));
+    let mock = MockProvider::start(script).await.unwrap();
+    let (tmux, data) = start_arbor(dir.path(), &mock, WireApi::OpenAiCompletions);
+    tmux.wait_for("/help for commands");
+    let app = arbor_app::ArborApp::open(Some(data.path())).unwrap();
+    app.add_mcp_server(
+        dir.path(),
+        arbor_app::views::mcp::McpServerConfig {
+            name: "mock".into(),
+            command: "node".into(),
+            args: vec![arbor_test_support::mcp::mock_mcp_server()
+                .display()
+                .to_string()],
+            enabled: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let scope = arbor_app::views::mcp::McpScope::User;
+    let review = app
+        .mcp_tools_review(dir.path(), scope, "mock")
+        .await
+        .unwrap();
+    app.approve_mcp_tools(dir.path(), scope, "mock", &review.hash)
+        .await
+        .unwrap();
+    app.stop_mcp_servers().await;
+
+    tmux.keys(&["ask me", "Enter"]);
+    tmux.wait_for("Answer: /yes");
+    tmux.keys(&["/yes", "Enter"]);
+    let screen = tmux.wait_for("Answer: /accept");
+    assert!(screen.contains("MCP server mock asks"), "{screen}");
+    assert!(screen.contains("Who are you?"), "{screen}");
+    assert!(screen.contains("age (whole number) required"), "{screen}");
+    assert!(screen.contains("[default \"Ada\"]"), "{screen}");
+    assert!(screen.contains("red = Red, green = Green"), "{screen}");
+    tmux.keys(&["/accept age=old", "Enter"]);
+    tmux.wait_for("age: \"old\" is not a whole number; answer again");
+    tmux.keys(&["/accept age=36 'name=Grace Hopper' colour=green", "Enter"]);
+    tmux.wait_for("Nice to meet you.");
+    let told = mock
+        .requests()
+        .last()
+        .unwrap()
+        .body_text
+        .replace("\\\"", "\"");
+    assert!(
+        told.contains(r#""content":{"age":36,"colour":"green","name":"Grace Hopper"}"#),
+        "{told}"
+    );
+    tmux.keys(&["/quit", "Enter"]);
+}

@@ -15,25 +15,37 @@ use tokio_util::sync::CancellationToken;
 /// must not loop it forever).
 const SIGN_IN_ATTEMPTS: usize = 3;
 
-/// A client registered beforehand, when the scenario's context names one: its secret kept in
-/// the (in-memory) keychain and named by reference, as a person's definition would.
-fn preregistered(keychain: &MemoryStore) -> Option<arbor_mcp::definition::OAuthClient> {
+/// A client registered beforehand, when the scenario's context names one: its secret or private
+/// key kept in the (in-memory) keychain and named by reference, as a person's definition would.
+/// The client-credentials scenarios' client is a machine client (it signs in by itself).
+fn preregistered(
+    keychain: &MemoryStore,
+    scenario: &str,
+) -> Option<arbor_mcp::definition::OAuthClient> {
     let context: Value =
         serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT").ok()?).ok()?;
     let client_id = context.get("client_id")?.as_str()?.to_owned();
-    let client_secret = context
-        .get("client_secret")
-        .and_then(Value::as_str)
-        .map(|secret| {
+    let kept = |key: &str, account: &str| {
+        context.get(key).and_then(Value::as_str).map(|value| {
             use arbor_secrets::SecretStore;
-            if let Some(secret) = arbor_secrets::Secret::new(secret) {
-                let _ = keychain.set(&arbor_mcp::environment::keychain_account("client"), &secret);
+            // A keychain entry holds no line breaks: a PEM key is kept on one line.
+            if let Some(secret) = arbor_secrets::Secret::new(value.replace(['\r', '\n'], " ")) {
+                let _ = keychain.set(&arbor_mcp::environment::keychain_account(account), &secret);
             }
-            "${keychain:client}".to_owned()
-        });
+            format!("${{keychain:{account}}}")
+        })
+    };
     Some(arbor_mcp::definition::OAuthClient {
         client_id,
-        client_secret,
+        client_secret: kept("client_secret", "client"),
+        private_key: kept("private_key_pem", "client-key"),
+        signing_algorithm: context
+            .get("signing_algorithm")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        grant: scenario
+            .starts_with("auth/client-credentials")
+            .then(|| arbor_mcp::definition::CLIENT_CREDENTIALS.to_owned()),
     })
 }
 
@@ -68,7 +80,7 @@ async fn main() -> std::process::ExitCode {
         transport: Transport::Http {
             url,
             headers: Default::default(),
-            oauth: preregistered(&keychain),
+            oauth: preregistered(&keychain, &scenario),
         },
     };
     let server = hub.server("conformance", &definition, std::env::temp_dir());

@@ -46,6 +46,16 @@ pub struct McpServerConfig {
     /// That client's secret as `${keychain:NAME}` (never the secret itself); empty: none.
     #[serde(default)]
     pub oauth_client_secret: String,
+    /// `client_credentials`: that client is a machine client (it signs in by itself with its
+    /// secret or private key, no browser); empty: a person signs in.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub oauth_grant: String,
+    /// A machine client's private key (PEM, kept on one line) as `${keychain:NAME}`; its
+    /// algorithm (ES256 when empty).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub oauth_private_key: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub oauth_signing_algorithm: String,
     /// Off: its tools are not offered and it is never started.
     #[serde(default = "enabled")]
     pub enabled: bool,
