@@ -15,6 +15,8 @@ use arbor_app::ArborApp;
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
+// `Add` carries every option of a server; the action is parsed once per process.
+#[allow(clippy::large_enum_variant)]
 pub enum McpAction {
     /// This project's servers — yours and its `.mcp.json`'s — with status and tools (the default).
     List {

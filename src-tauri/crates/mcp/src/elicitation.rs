@@ -382,11 +382,14 @@ impl Elicitor for AcceptDefaults {
     }
 }
 
+/// A running call: its number, who answers for it, and the token that ends when it does.
+type Caller = (u64, Arc<dyn Elicitor>, CancellationToken);
+
 /// The elicitors of the calls running on one connection, the newest last: a server's question
 /// goes to the session whose call is the newest (a server asks in the middle of a call).
 #[derive(Clone, Default)]
 pub(crate) struct Callers {
-    inner: Arc<std::sync::Mutex<Vec<(u64, Arc<dyn Elicitor>, CancellationToken)>>>,
+    inner: Arc<std::sync::Mutex<Vec<Caller>>>,
     next: Arc<std::sync::atomic::AtomicU64>,
     /// Questions waiting for a person now: the call's time limit waits for them.
     asking: Arc<std::sync::atomic::AtomicUsize>,

@@ -182,6 +182,11 @@ fn every_command() -> Vec<Command> {
             decision: PermissionDecision::AllowSession,
             reason: None,
         },
+        Command::AnswerElicitation {
+            request_id: "elicitation-1".into(),
+            action: arbor_protocol::views::elicitation::ElicitationAction::Accept,
+            content: serde_json::json!({"age": 36}).as_object().cloned(),
+        },
         Command::GetPermissions,
         Command::SetPermissionMode {
             mode: PermissionMode::ReadOnly,

@@ -90,7 +90,7 @@ async fn a_server_added_approved_and_called_by_a_print_run() {
     assert_eq!(approved.status, 0, "{}{}", approved.stdout, approved.stderr);
     let listed = arbor_in(&arbor, root, &["mcp", "list", "--json"]).await;
     let view: Value = serde_json::from_str(&listed.stdout).unwrap();
-    assert_eq!(view["servers"][0]["tools_approved"], 8);
+    assert_eq!(view["servers"][0]["tools_approved"], 9);
 
     let mut args: Vec<String> = vec!["-p".into(), "--allow".into(), "Mcp(mock:*)".into()];
     args.extend(support::endpoint_args(&mock, WireApi::OpenAiCompletions));
