@@ -241,8 +241,9 @@ export function configFromFields(
   }
   const headers = parsePairs(fields.headers, 'header');
   if ('error' in headers) return { error: headers.error, field: 'headers' };
-  const oauthClientId = fields.oauthClientId.trim();
-  const oauthClientSecret = fields.oauthClientSecret.trim();
+  // The legacy SSE transport signs in with headers only.
+  const oauthClientId = fields.transport === 'http' ? fields.oauthClientId.trim() : '';
+  const oauthClientSecret = fields.transport === 'http' ? fields.oauthClientSecret.trim() : '';
   if (oauthClientSecret !== '' && oauthClientId === '') {
     return { error: 'A client secret needs the client id it belongs to.', field: 'oauth' };
   }

@@ -44,6 +44,10 @@ pub fn definition_of(config: &McpServerConfig) -> ServerDefinition {
                     }
                 }),
             },
+            McpTransport::Sse => Transport::Sse {
+                url: config.url.clone(),
+                headers: config.headers.clone(),
+            },
         },
     }
 }
@@ -262,6 +266,7 @@ impl ArborApp {
                 transport: match entry.definition.transport {
                     Transport::Stdio { .. } => McpTransport::Stdio,
                     Transport::Http { .. } => McpTransport::Http,
+                    Transport::Sse { .. } => McpTransport::Sse,
                 },
                 hash: entry.definition.hash(),
                 name,

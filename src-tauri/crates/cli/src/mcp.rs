@@ -33,6 +33,9 @@ pub enum McpAction {
         /// the keychain, see `arbor mcp secret`); repeatable.
         #[arg(long = "env", value_name = "NAME=VALUE")]
         env: Vec<String>,
+        /// With --url: the server speaks the legacy HTTP+SSE transport (its event stream's URL).
+        #[arg(long, requires = "url")]
+        sse: bool,
         /// A header sent to an HTTP server, `NAME=VALUE`; repeatable.
         #[arg(long = "header", value_name = "NAME=VALUE")]
         headers: Vec<String>,
@@ -238,6 +241,7 @@ pub fn run(
             McpAction::Add {
                 name,
                 url,
+                sse,
                 env,
                 headers,
                 oauth_client_id,
@@ -248,6 +252,7 @@ pub fn run(
                 command,
             } => {
                 let (transport, command, args) = match (url, command.split_first()) {
+                    (Some(_), _) if *sse => (McpTransport::Sse, String::new(), Vec::new()),
                     (Some(_), _) => (McpTransport::Http, String::new(), Vec::new()),
                     (None, Some((command, args))) => (McpTransport::Stdio, command.clone(), args.to_vec()),
                     (None, None) => anyhow::bail!("give the server's command after `--`, or --url"),

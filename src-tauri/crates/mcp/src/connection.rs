@@ -183,6 +183,34 @@ impl Connection {
                 }
                 tokio::time::timeout(timeout, client.serve(transport)).await
             }
+            Transport::Sse { url, headers } => {
+                let (headers, secrets) = expansion.expand_map(&name, headers)?;
+                secrets.iter().for_each(|secret| redactor.add(secret));
+                let mut map = reqwest::header::HeaderMap::new();
+                for (header, value) in headers {
+                    let header = http::HeaderName::try_from(header.as_str())
+                        .map_err(|e| start_error(format!("header {header:?}: {e}")))?;
+                    let value = http::HeaderValue::try_from(value.as_str())
+                        .map_err(|e| start_error(format!("header {header}: {e}")))?;
+                    map.insert(header, value);
+                }
+                let transport = match tokio::time::timeout(
+                    timeout,
+                    crate::legacy_sse::LegacySse::connect(url, map),
+                )
+                .await
+                {
+                    Err(_) => {
+                        return Err(start_error(format!(
+                            "its event stream named no endpoint within {} s",
+                            timeout.as_secs()
+                        )))
+                    }
+                    Ok(Err(error)) => return Err(start_error(error.to_string())),
+                    Ok(Ok(transport)) => transport,
+                };
+                tokio::time::timeout(timeout, client.serve(transport)).await
+            }
             Transport::Http { url, headers, .. } => {
                 let (headers, secrets) = expansion.expand_map(&name, headers)?;
                 secrets.iter().for_each(|secret| redactor.add(secret));

@@ -47,6 +47,13 @@ pub enum Transport {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         oauth: Option<OAuthClient>,
     },
+    /// A server at a URL over the legacy HTTP+SSE transport (protocol 2024-11-05), for servers
+    /// that do not speak Streamable HTTP yet: an event stream, and the endpoint it names.
+    Sse {
+        url: String,
+        #[serde(default)]
+        headers: BTreeMap<String, String>,
+    },
 }
 
 /// A client registered beforehand: its id, and its secret (`${keychain:NAME}`, never the
@@ -149,17 +156,27 @@ impl ServerDefinition {
                         }
                     }
                 }
-                let lower = url.to_ascii_lowercase();
-                if !(lower.starts_with("https://") || lower.starts_with("http://")) {
-                    return Err(self.invalid(format!(
-                        "its URL {url:?} is not http(s); give the server's Streamable HTTP endpoint"
-                    )));
-                }
-                for name in headers.keys() {
-                    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic() && b != b':') {
-                        return Err(self.invalid(format!("{name:?} is not a header name")));
-                    }
-                }
+                self.check_url_and_headers(url, headers)?;
+            }
+            Transport::Sse { url, headers } => self.check_url_and_headers(url, headers)?,
+        }
+        Ok(())
+    }
+
+    fn check_url_and_headers(
+        &self,
+        url: &str,
+        headers: &BTreeMap<String, String>,
+    ) -> Result<(), McpError> {
+        let lower = url.to_ascii_lowercase();
+        if !(lower.starts_with("https://") || lower.starts_with("http://")) {
+            return Err(self.invalid(format!(
+                "its URL {url:?} is not http(s); give the server's endpoint"
+            )));
+        }
+        for name in headers.keys() {
+            if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic() && b != b':') {
+                return Err(self.invalid(format!("{name:?} is not a header name")));
             }
         }
         Ok(())
@@ -193,6 +210,7 @@ impl ServerDefinition {
                 .collect::<Vec<_>>()
                 .join(" "),
             Transport::Http { url, .. } => url.clone(),
+            Transport::Sse { url, .. } => format!("{url} (legacy SSE)"),
         }
     }
 }
@@ -272,16 +290,13 @@ fn entry_definition(name: &str, entry: FileEntry) -> Result<ServerDefinition, St
             headers: entry.headers,
             oauth: entry.oauth,
         },
-        "sse" => {
-            return Err(
-                "the legacy SSE transport is not supported: use the server's \
-                        Streamable HTTP endpoint (\"type\": \"http\")"
-                    .to_owned(),
-            )
-        }
+        "sse" => Transport::Sse {
+            url: entry.url.ok_or("an sse server needs \"url\"")?,
+            headers: entry.headers,
+        },
         other => {
             return Err(format!(
-                "unknown \"type\" {other:?}: use \"stdio\" or \"http\""
+                "unknown \"type\" {other:?}: use \"stdio\", \"http\" or (legacy) \"sse\""
             ))
         }
     };
@@ -367,6 +382,7 @@ mod tests {
                 "git": {"command": "uvx", "args": ["mcp-server-git"], "env": {"TOKEN": "${keychain:git}"}},
                 "web": {"type": "http", "url": "https://example.com/mcp", "headers": {"X-Key": "${KEY}"}},
                 "old": {"type": "sse", "url": "https://example.com/sse"},
+                "oldnourl": {"type": "sse"},
                 "bad name": {"command": "x"},
                 "a__b": {"command": "x"},
                 "none": {"args": []},
@@ -374,9 +390,9 @@ mod tests {
             }}"#,
         );
         let names: Vec<_> = parsed.servers.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["git", "web"]);
+        assert_eq!(names, ["git", "old", "web"]);
         let problems: BTreeMap<_, _> = parsed.problems.into_iter().collect();
-        assert!(problems["old"].contains("SSE"));
+        assert!(problems["oldnourl"].contains("needs \"url\""));
         assert!(problems["bad name"].contains("letters"));
         assert!(problems["a__b"].contains("__"));
         assert!(problems["none"].contains("command"));

@@ -11,6 +11,7 @@
 //!   its defaults; the answer checked against it; asked of the session whose call runs.
 //! - [`hub`]: the app's servers: started lazily, restarted with backoff, every call time
 //!   limited and ended with its run, status and stderr log per server.
+//! - [`legacy_sse`]: the HTTP+SSE transport of 2024-11-05, for servers that still need it.
 //! - [`oauth`]: signing in to HTTP servers (OAuth 2.1 through `rmcp`), tokens in the keychain.
 //! - [`pins`]: tools pinned to a hash; what changed since approval, as a diff.
 //! - [`tool`]: an approved tool as the agent offers it (`mcp__<server>__<tool>`), checked
@@ -28,6 +29,7 @@ pub mod elicitation;
 pub mod environment;
 mod error;
 pub mod hub;
+pub mod legacy_sse;
 pub mod log;
 pub mod oauth;
 pub mod pins;

@@ -3,4 +3,4 @@
 /**
  * How a server is reached.
  */
-export type McpTransport = "stdio" | "http";
+export type McpTransport = "stdio" | "http" | "sse";

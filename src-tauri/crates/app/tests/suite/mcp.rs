@@ -315,13 +315,13 @@ async fn bad_server_definitions_are_refused_with_what_to_fix() {
         .contains("no command"));
     std::fs::write(
         root.join(".mcp.json"),
-        "{\"mcpServers\": {\"x\": {\"type\": \"sse\", \"url\": \"https://e.com\"}}}",
+        "{\"mcpServers\": {\"x\": {\"type\": \"websocket\", \"url\": \"wss://e.com\"}}}",
     )
     .unwrap();
     let view = setup.app.mcp_servers(root).unwrap();
     assert!(view.servers.is_empty());
     assert!(
-        view.problems[0].starts_with("x: ") && view.problems[0].contains("SSE"),
+        view.problems[0].starts_with("x: ") && view.problems[0].contains("(legacy) \"sse\""),
         "{:?}",
         view.problems
     );

@@ -4,6 +4,7 @@
 
 mod conformance;
 mod elicitation;
+mod legacy_sse;
 mod mock;
 mod oauth;
 mod real;

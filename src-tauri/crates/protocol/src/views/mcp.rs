@@ -16,6 +16,8 @@ pub enum McpTransport {
     Stdio,
     /// A URL, over Streamable HTTP.
     Http,
+    /// A URL, over the legacy HTTP+SSE transport (servers that do not speak Streamable HTTP).
+    Sse,
 }
 
 /// A server as the user's settings keep it (`settings.json`'s `mcpServers`) and the settings
