@@ -17,6 +17,7 @@ mod json_mode;
 mod jsonl;
 mod mcp;
 mod mcp_serve;
+mod mcp_serve_resources;
 mod models;
 mod permissions;
 mod print_mode;

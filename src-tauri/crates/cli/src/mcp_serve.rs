@@ -13,11 +13,15 @@ use arbor_app::{ArborApp, LiveSession, SessionStart, StoredSessions};
 use http_body_util::BodyExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, Tool,
+    InitializeResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Map, Value};
+
+use crate::mcp_serve_resources as resources;
 
 type LiveSessions = HashMap<String, Arc<tokio::sync::Mutex<LiveSession>>>;
 
@@ -220,11 +224,15 @@ impl ArborServer {
 
 impl ServerHandler for ArborServer {
     fn get_info(&self) -> InitializeResult {
-        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities: ServerCapabilities =
+            serde_json::from_value(json!({"tools": {}, "resources": {}}))
+                .unwrap_or_else(|_| ServerCapabilities::builder().enable_tools().build());
+        InitializeResult::new(capabilities)
             .with_server_info(Implementation::new("arbor", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Arbor's coding-agent sessions: `prompt` works in a project folder under the \
-                 user's permission rules and sandbox; the other tools read stored sessions.",
+                 user's permission rules and sandbox; the other tools read stored sessions, \
+                 which are also resources (arbor://session/<id>, Markdown).",
             )
     }
 
@@ -247,6 +255,58 @@ impl ServerHandler for ArborServer {
             Err(why) => CallToolResult::error(vec![ContentBlock::text(why)]),
         };
         Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let listed = resources::list(&self.stored_or_error()?)
+            .map_err(|why| ErrorData::internal_error(why, None))?;
+        Self::from_json(listed)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Self::from_json(resources::templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let stored = self.stored_or_error()?;
+        match resources::read(&stored, &request.uri) {
+            None => Err(ErrorData::resource_not_found(
+                format!(
+                    "no resource {:?}: sessions are arbor://session/<id>",
+                    request.uri
+                ),
+                None,
+            )),
+            Some(Err(why)) => Err(ErrorData::resource_not_found(why, None)),
+            Some(Ok(read)) => {
+                let read: rmcp::model::ReadResourceResult = Self::from_json(read)?;
+                Ok(read.into())
+            }
+        }
+    }
+}
+
+/// The answers the SDK's types are read from (its result types are not built field by field).
+impl ArborServer {
+    fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+        serde_json::from_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    fn stored_or_error(&self) -> Result<StoredSessions, ErrorData> {
+        self.stored()
+            .map_err(|why| ErrorData::internal_error(why, None))
     }
 }
 

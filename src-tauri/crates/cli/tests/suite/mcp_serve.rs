@@ -134,6 +134,23 @@ async fn sessions_are_started_prompted_listed_read_and_searched_over_stdio() {
         .await
         .unwrap();
     assert!(answer(&tree).contains("\"nodes\""), "{}", answer(&tree));
+    // The session is also a resource, read as Markdown.
+    let resources = server.resources().await.unwrap();
+    let resource = resources
+        .iter()
+        .find(|r| r.uri == format!("arbor://session/{id}"))
+        .expect("the session is listed as a resource");
+    assert_eq!(resource.mime_type.as_deref(), Some("text/markdown"));
+    let text = server.read_resource(&resource.uri).await.unwrap();
+    assert!(text.contains("say hello") && text.contains("Hello from an Arbor session."));
+    let unknown = server
+        .read_resource("file:///etc/passwd")
+        .await
+        .unwrap_err();
+    assert!(
+        unknown.to_string().contains("arbor://session/<id>"),
+        "{unknown}"
+    );
     let found = server
         .call("search_sessions", args(json!({"query": "hello"})), &cancel)
         .await
