@@ -530,6 +530,11 @@ impl ServerSlot {
         let expansion = self.expansion(&tool_environment);
         let secret = |reference: &str| -> Result<arbor_secrets::Secret, McpError> {
             let expanded = expansion.expand(&self.definition.name, reference)?;
+            // Like a header's or a variable's secret, it never reaches the model or the log.
+            expanded
+                .secrets
+                .iter()
+                .for_each(|secret| self.shared.redactor.add(secret));
             arbor_secrets::Secret::new(expanded.value).ok_or_else(|| McpError::InvalidServer {
                 name: self.definition.name.clone(),
                 why: format!("{reference} is empty in the keychain"),
