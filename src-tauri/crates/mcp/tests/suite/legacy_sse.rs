@@ -23,31 +23,7 @@ fn sse(name: &str, url: String) -> ServerDefinition {
 
 #[tokio::test]
 async fn server_everything_over_the_legacy_sse_transport() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let bin = arbor_test_support::mcp::npm_server("mcp-server-everything");
-    let mut child = tokio::process::Command::new(bin)
-        .arg("sse")
-        .env("PORT", port.to_string())
-        .kill_on_drop(true)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "server-everything did not listen"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let (mut child, port) = everything_over_http("sse").await;
     let hub = hub(&[], Duration::from_secs(30));
     let definition = sse("old", format!("http://127.0.0.1:{port}/sse"));
     assert_eq!(

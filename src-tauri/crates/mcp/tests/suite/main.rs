@@ -68,3 +68,34 @@ pub fn text_of(output: &arbor_agent::ToolOutput) -> String {
         })
         .collect()
 }
+
+/// server-everything from npm started in `mode` (`streamableHttp`, `sse`) on a free port, once
+/// it listens: the child (killed on drop) and its port.
+pub async fn everything_over_http(mode: &str) -> (tokio::process::Child, u16) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let bin = arbor_test_support::mcp::npm_server("mcp-server-everything");
+    let child = tokio::process::Command::new(bin)
+        .arg(mode)
+        .env("PORT", port.to_string())
+        .kill_on_drop(true)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "server-everything did not listen"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    (child, port)
+}
