@@ -170,6 +170,9 @@ describe('the add form', () => {
         enabled: true,
         oauthClientId: '',
         oauthClientSecret: '',
+        oauthGrant: '',
+        oauthPrivateKey: '',
+        oauthSigningAlgorithm: '',
       },
     });
   });
@@ -196,6 +199,9 @@ describe('the add form', () => {
         enabled: true,
         oauthClientId: '',
         oauthClientSecret: '',
+        oauthGrant: '',
+        oauthPrivateKey: '',
+        oauthSigningAlgorithm: '',
       },
     });
   });
@@ -233,6 +239,103 @@ describe('the add form', () => {
     expect(
       configFromFields({ ...withUrl, oauthClientId: ' abc ', oauthClientSecret: '${keychain:gh}' }),
     ).toMatchObject({ config: { oauthClientId: 'abc', oauthClientSecret: '${keychain:gh}' } });
+  });
+
+  it('makes a machine client with its secret or its private key', () => {
+    const http = { ...EMPTY_FIELDS, name: 'ci', transport: 'http' as const, url: 'https://x.dev' };
+    const machine = { ...http, oauthMachine: true, oauthClientId: ' bot ' };
+    // With its secret: no key, no algorithm.
+    expect(configFromFields({ ...machine, oauthClientSecret: '${keychain:bot}' })).toMatchObject({
+      config: {
+        oauthClientId: 'bot',
+        oauthClientSecret: '${keychain:bot}',
+        oauthGrant: 'client_credentials',
+        oauthPrivateKey: '',
+        oauthSigningAlgorithm: '',
+      },
+    });
+    // With its private key: ES256 unless another is chosen.
+    expect(
+      configFromFields({ ...machine, oauthPrivateKey: ' ${keychain:bot-key} ' }),
+    ).toMatchObject({
+      config: {
+        oauthClientSecret: '',
+        oauthGrant: 'client_credentials',
+        oauthPrivateKey: '${keychain:bot-key}',
+        oauthSigningAlgorithm: 'ES256',
+      },
+    });
+    expect(
+      configFromFields({
+        ...machine,
+        oauthPrivateKey: '${keychain:bot-key}',
+        oauthSigningAlgorithm: 'RS512',
+      }),
+    ).toMatchObject({ config: { oauthSigningAlgorithm: 'RS512' } });
+    // Not a machine client: nothing of it is sent, whatever its fields still hold.
+    for (const fields of [
+      { ...http, oauthClientId: 'bot', oauthPrivateKey: '${keychain:k}' },
+      { ...machine, transport: 'sse' as const, oauthPrivateKey: '${keychain:k}' },
+    ]) {
+      expect(configFromFields(fields)).toMatchObject({
+        config: { oauthGrant: '', oauthPrivateKey: '', oauthSigningAlgorithm: '' },
+      });
+    }
+  });
+
+  it('says what a machine client lacks', () => {
+    const machine = {
+      ...EMPTY_FIELDS,
+      name: 'ci',
+      transport: 'http' as const,
+      url: 'https://x.dev',
+      oauthMachine: true,
+    };
+    expect(configFromFields({ ...machine, oauthPrivateKey: '${keychain:k}' })).toEqual({
+      error: 'A machine client needs its client id.',
+      field: 'oauth',
+    });
+    expect(configFromFields({ ...machine, oauthClientId: 'bot' })).toEqual({
+      error: 'A machine client signs in with its client secret or its private key: give one.',
+      field: 'oauthKey',
+    });
+    expect(
+      configFromFields({
+        ...machine,
+        oauthClientId: 'bot',
+        oauthPrivateKey: '-----BEGIN PRIVATE KEY-----',
+      }),
+    ).toMatchObject({
+      field: 'oauthKey',
+      error: expect.stringMatching(/^Give the private key as \$\{keychain:NAME\}/),
+    });
+    expect(
+      configFromFields({ ...machine, oauthClientId: 'bot', oauthPrivateKey: '${keychain:a b}' }),
+    ).toMatchObject({ field: 'oauthKey' });
+    // The secret keeps its own rule.
+    expect(
+      configFromFields({ ...machine, oauthClientId: 'bot', oauthClientSecret: 'plain' }),
+    ).toMatchObject({ field: 'oauth', error: expect.stringMatching(/keychain:NAME/) });
+    expect(
+      configFromFields({
+        ...machine,
+        oauthClientId: 'bot',
+        oauthPrivateKey: '${keychain:k}',
+        oauthSigningAlgorithm: 'HS256',
+      }),
+    ).toEqual({
+      error: 'A private key signs with ES256, ES384, RS256, RS384, RS512, not “HS256”.',
+      field: 'oauthAlgorithm',
+    });
+    // Without a key the algorithm is not sent, so not checked.
+    expect(
+      configFromFields({
+        ...machine,
+        oauthClientId: 'bot',
+        oauthClientSecret: '${keychain:s}',
+        oauthSigningAlgorithm: 'HS256',
+      }),
+    ).toMatchObject({ config: { oauthSigningAlgorithm: '' } });
   });
 });
 

@@ -5,7 +5,9 @@
 //   again). Arguments are one line split on whitespace, shell-like: 'single' and "double"
 //   quotes keep spaces (inside double quotes `\"` and `\\` escape), nothing else is special —
 //   a Windows path's backslashes stay as typed. Variables and headers are `NAME=value` lines;
-//   blank lines are skipped;
+//   blank lines are skipped. An http server's OAuth client registered beforehand may be a
+//   machine client (client credentials: its secret or its private key, each a
+//   `${keychain:NAME}` reference, the key's signing algorithm sent with it);
 // - the approval dialog: a queue of servers to review, the first shown — its definition (a
 //   project server not approved yet) or its tools —, reduced from what the user and Rust did.
 import type {
@@ -17,6 +19,13 @@ import type {
   McpToolsReview,
   McpTransport,
 } from '../ipc/wire';
+
+/** The private key algorithms a machine client may sign with (Rust's `signing_algorithm`);
+ * the first is the default. */
+export const SIGNING_ALGORITHMS = ['ES256', 'ES384', 'RS256', 'RS384', 'RS512'] as const;
+
+/** The OAuth grant of a machine client (it signs in by itself, no browser). */
+export const CLIENT_CREDENTIALS = 'client_credentials';
 
 /** Longest server name (Rust's `MAX_SERVER_NAME`: `mcp__<server>__<tool>` must fit 64). */
 export const MAX_SERVER_NAME = 24;
@@ -188,6 +197,12 @@ export interface ServerFields {
   oauthClientId: string;
   /** Its secret as `${keychain:NAME}`, never the secret itself. */
   oauthClientSecret: string;
+  /** That client is a machine client: it signs in by itself (client credentials). */
+  oauthMachine: boolean;
+  /** A machine client's private key (PEM on one line) as `${keychain:NAME}`. */
+  oauthPrivateKey: string;
+  /** The private key's algorithm, one of `SIGNING_ALGORITHMS`. */
+  oauthSigningAlgorithm: string;
 }
 
 export const EMPTY_FIELDS: ServerFields = {
@@ -200,10 +215,19 @@ export const EMPTY_FIELDS: ServerFields = {
   headers: '',
   oauthClientId: '',
   oauthClientSecret: '',
+  oauthMachine: false,
+  oauthPrivateKey: '',
+  oauthSigningAlgorithm: SIGNING_ALGORITHMS[0],
 };
 
 /** Which field a problem is about (the form marks it). */
-export type ServerField = 'name' | 'command' | 'args' | 'env' | 'url' | 'headers' | 'oauth';
+export type ServerField =
+  'name' | 'command' | 'args' | 'env' | 'url' | 'headers' | 'oauth' | 'oauthKey' | 'oauthAlgorithm';
+
+/** Whether `value` is a `${keychain:NAME}` reference (a secret is never written in the settings). */
+function isKeychainReference(value: string): boolean {
+  return /^\$\{keychain:[A-Za-z0-9_-]+\}$/.test(value);
+}
 
 /** The server for Rust (switched on), or what is wrong and where (Rust checks again). */
 export function configFromFields(
@@ -218,6 +242,9 @@ export function configFromFields(
     enabled: true,
     oauthClientId: '',
     oauthClientSecret: '',
+    oauthGrant: '',
+    oauthPrivateKey: '',
+    oauthSigningAlgorithm: '',
   };
   if (fields.transport === 'stdio') {
     const command = fields.command.trim();
@@ -247,13 +274,15 @@ export function configFromFields(
   if (oauthClientSecret !== '' && oauthClientId === '') {
     return { error: 'A client secret needs the client id it belongs to.', field: 'oauth' };
   }
-  if (oauthClientSecret !== '' && !/^\$\{keychain:[A-Za-z0-9_-]+\}$/.test(oauthClientSecret)) {
+  if (oauthClientSecret !== '' && !isKeychainReference(oauthClientSecret)) {
     return {
       error:
         'Give the client secret as ${keychain:NAME} and store the secret under Secrets below: it is never saved in the settings.',
       field: 'oauth',
     };
   }
+  const machine = machineClient(fields, oauthClientId, oauthClientSecret);
+  if ('error' in machine) return machine;
   return {
     config: {
       ...base,
@@ -264,6 +293,54 @@ export function configFromFields(
       headers: headers.values,
       oauthClientId,
       oauthClientSecret,
+      ...machine.oauth,
+    },
+  };
+}
+
+/** An http server's machine client (its grant, private key and the key's algorithm; all empty
+ * for none), or what is wrong with it: it needs its client id, and its secret or its private
+ * key; the key is a `${keychain:NAME}` reference like the secret; the algorithm goes only with
+ * a key. */
+function machineClient(
+  fields: ServerFields,
+  oauthClientId: string,
+  oauthClientSecret: string,
+):
+  | { oauth: Pick<McpServerConfig, 'oauthGrant' | 'oauthPrivateKey' | 'oauthSigningAlgorithm'> }
+  | { error: string; field: ServerField } {
+  if (fields.transport !== 'http' || !fields.oauthMachine) {
+    return { oauth: { oauthGrant: '', oauthPrivateKey: '', oauthSigningAlgorithm: '' } };
+  }
+  if (oauthClientId === '') {
+    return { error: 'A machine client needs its client id.', field: 'oauth' };
+  }
+  const oauthPrivateKey = fields.oauthPrivateKey.trim();
+  if (oauthClientSecret === '' && oauthPrivateKey === '') {
+    return {
+      error: 'A machine client signs in with its client secret or its private key: give one.',
+      field: 'oauthKey',
+    };
+  }
+  if (oauthPrivateKey !== '' && !isKeychainReference(oauthPrivateKey)) {
+    return {
+      error:
+        'Give the private key as ${keychain:NAME} and store the PEM key, on one line, under Secrets below: it is never saved in the settings.',
+      field: 'oauthKey',
+    };
+  }
+  const algorithm = fields.oauthSigningAlgorithm;
+  if (oauthPrivateKey !== '' && !(SIGNING_ALGORITHMS as readonly string[]).includes(algorithm)) {
+    return {
+      error: `A private key signs with ${SIGNING_ALGORITHMS.join(', ')}, not “${algorithm}”.`,
+      field: 'oauthAlgorithm',
+    };
+  }
+  return {
+    oauth: {
+      oauthGrant: CLIENT_CREDENTIALS,
+      oauthPrivateKey,
+      oauthSigningAlgorithm: oauthPrivateKey === '' ? '' : algorithm,
     },
   };
 }

@@ -273,3 +273,90 @@ describe('an MCP prompt chosen with /', () => {
     );
   });
 });
+
+describe('MCP servers that could not be asked', () => {
+  const HOSTILE = 'evil: <img src=x onerror="alert(1)"> refused';
+
+  function problems(): HTMLElement[] {
+    return screen.queryAllByTestId('mcp-composer-problem');
+  }
+
+  async function withProblems(list: string[]) {
+    const found = await setup();
+    vi.mocked(ipc.mcpComposerItems).mockResolvedValue({
+      resources: MCP_RESOURCES.map((resource) => ({ ...resource })),
+      prompts: MCP_PROMPTS.map((prompt) => ({ ...prompt })),
+      problems: list,
+    });
+    return found;
+  }
+
+  it('are noted under the @ menu as plain text, never an option', async () => {
+    const { user } = await withProblems(['github: the server did not answer within 30 s', HOSTILE]);
+    await user.type(box(), 'Read @gui');
+    await screen.findByRole('option', { name: /Guide/ });
+    await waitFor(() => expect(problems()).toHaveLength(2));
+    const [github, evil] = problems();
+    expect(github).toHaveAttribute('data-server', 'github');
+    expect(github).toHaveTextContent(
+      'github did not answer: the server did not answer within 30 s',
+    );
+    expect(evil).toHaveAttribute('data-server', 'evil');
+    expect(evil).toHaveTextContent('evil did not answer: <img src=x onerror="alert(1)"> refused');
+    expect(document.querySelector('img, [onerror]')).toBeNull();
+
+    // Beside the listbox, in a note: no option, the arrow keys never reach it.
+    const menu = screen.getByTestId('mention-menu');
+    expect(menu).toHaveAttribute('role', 'listbox');
+    expect(menu).not.toContainElement(github);
+    expect(github.closest('[role="note"]')).not.toBeNull();
+    expect(github).not.toHaveAttribute('role', 'option');
+    const options = within(menu).getAllByRole('option');
+    for (let i = 0; i < options.length + 1; i++) {
+      const active = document.getElementById(box().getAttribute('aria-activedescendant') ?? '');
+      expect(active).toHaveAttribute('role', 'option');
+      expect(menu).toContainElement(active);
+      await user.keyboard('{ArrowDown}');
+    }
+    // Chosen with Enter: still an option.
+    await user.keyboard('{Enter}');
+    expect(box().value).toMatch(/^Read @\S+ $/);
+    expect(problems()).toHaveLength(0);
+  });
+
+  it('are noted under the / menu too, at most three, then how many more', async () => {
+    const { user } = await withProblems([
+      'a: down',
+      'b: down',
+      `c: ${'slow '.repeat(80)}`,
+      'd: down',
+      'e: down',
+    ]);
+    await user.type(box(), '/docs');
+    await screen.findByRole('option', { name: /docs:summary/ });
+    await waitFor(() => expect(problems()).toHaveLength(3));
+    expect(problems().map((p) => p.dataset.server)).toEqual(['a', 'b', 'c']);
+    const long = problems()[2];
+    expect(long.textContent?.trim()).toHaveLength(160);
+    expect(long.textContent?.trim().endsWith('…')).toBe(true);
+    expect(long).toHaveAttribute('title', `c did not answer: ${'slow '.repeat(80).trim()}`);
+    const note = long.closest('[role="note"]') as HTMLElement;
+    expect(note).toHaveTextContent('and 2 more');
+    expect(screen.getByTestId('command-menu')).not.toContainElement(note);
+    expect(within(screen.getByTestId('command-menu')).queryAllByRole('note')).toHaveLength(0);
+
+    // Esc closes the menu and its note.
+    await user.keyboard('{Escape}');
+    expect(screen.queryByTestId('command-menu')).not.toBeInTheDocument();
+    expect(problems()).toHaveLength(0);
+  });
+
+  it('leave the menus as they were when every server answered', async () => {
+    const { user } = await setup();
+    await user.type(box(), '/docs');
+    await screen.findByRole('option', { name: /docs:summary/ });
+    expect(ipc.mcpComposerItems).toHaveBeenCalled();
+    expect(problems()).toHaveLength(0);
+    expect(screen.queryByRole('note')).not.toBeInTheDocument();
+  });
+});

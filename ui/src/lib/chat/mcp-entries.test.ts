@@ -9,6 +9,7 @@ import {
   matchResources,
   MAX_RESOURCE_OPTIONS,
   missingArguments,
+  problemLines,
   promptArguments,
   promptCommands,
   resourceKey,
@@ -156,5 +157,42 @@ describe('the prompt’s text', () => {
     // The command gone meanwhile: the text goes first, what is there after it.
     expect(fillPrompt('my notes', 'Summarise.')).toBe('Summarise.\n\nmy notes');
     expect(fillPrompt('', 'Summarise.')).toBe('Summarise.');
+  });
+});
+
+describe('servers that could not be asked', () => {
+  it('are named by what comes before the first ": ", what follows saying why', () => {
+    expect(problemLines(['github: connection refused: port 443', 'odd'])).toEqual({
+      lines: [
+        {
+          server: 'github',
+          text: 'github did not answer: connection refused: port 443',
+          full: 'github did not answer: connection refused: port 443',
+        },
+        // Not `server: why`: shown as it is, no server named.
+        { server: '', text: 'odd', full: 'odd' },
+      ],
+      more: 0,
+      rest: '',
+    });
+    expect(problemLines([])).toEqual({ lines: [], more: 0, rest: '' });
+  });
+
+  it('are one line each, cut with an ellipsis, whole in the title', () => {
+    const why = `line one\n${'x'.repeat(300)}`;
+    const [line] = problemLines([`docs: ${why}`]).lines;
+    expect(line.full).toBe(`docs did not answer: ${why}`);
+    expect(Array.from(line.text)).toHaveLength(160);
+    expect(line.text.startsWith('docs did not answer: line one x')).toBe(true);
+    expect(line.text.endsWith('…')).toBe(true);
+  });
+
+  it('are at most three, the others counted', () => {
+    const problems = ['a: 1', 'b: 2', 'c: 3', 'd: 4', 'e: 5'];
+    const shown = problemLines(problems);
+    expect(shown.lines.map((line) => line.server)).toEqual(['a', 'b', 'c']);
+    expect(shown.more).toBe(2);
+    expect(shown.rest).toBe('d did not answer: 4\ne did not answer: 5');
+    expect(problemLines(problems.slice(0, 3)).more).toBe(0);
   });
 });

@@ -1,8 +1,9 @@
 // What MCP servers offer the composer, pure: their resources as the `@` menu lists them (after
 // the project's files, ranked by what is typed), their prompts as `/server:prompt` commands, the
 // form asking for a prompt's arguments (what is required, what goes to the server) and where the
-// prompt's text goes in the composer. Servers' text is hostile: shown as plain text only, each
-// description one short line.
+// prompt's text goes in the composer, and the servers that could not be asked, as the lines under
+// the menus say them. Servers' text is hostile: shown as plain text only, each description one
+// short line.
 import type { McpPromptArgument, McpPromptView, McpResourceView } from '../../ipc/wire';
 import type { Command } from './commands';
 
@@ -10,6 +11,8 @@ import type { Command } from './commands';
 export const MAX_RESOURCE_OPTIONS = 20;
 /** A server's description is cut to this many characters, with an ellipsis. */
 export const MAX_DESCRIPTION_CHARS = 160;
+/** At most this many servers that could not be asked are named under a menu; the rest counted. */
+export const MAX_PROBLEM_LINES = 3;
 /** A prompt's argument hint (`<path> [focus]`) is cut to this many characters. */
 const MAX_HINT_CHARS = 60;
 
@@ -140,4 +143,35 @@ export function promptArguments(
 export function fillPrompt(text: string, filled: string): string {
   const rest = text.replace(/^\s*\/\S*/, '').trim();
   return rest ? `${filled.trimEnd()}\n\n${rest}` : filled;
+}
+
+/** A server that could not be asked, as the line under the `@` and `/` menus says it. */
+export interface ProblemLine {
+  /** The server's name: what comes before the first `: ` of the problem (`''`: none). */
+  server: string;
+  /** "github did not answer: why", one line, cut with an ellipsis. */
+  text: string;
+  /** The same, whole (its `title`). */
+  full: string;
+}
+
+/** The problems `mcp_composer_items` answers (`server: why` each) as the lines under a menu: at
+ * most `max`, then how many more and, whole, what they say. */
+export function problemLines(
+  problems: readonly string[],
+  max = MAX_PROBLEM_LINES,
+): { lines: ProblemLine[]; more: number; rest: string } {
+  const all = problems.map((problem): ProblemLine => {
+    const at = problem.indexOf(': ');
+    const server = at < 0 ? '' : problem.slice(0, at);
+    const full =
+      at < 0 ? problem.trim() : `${server} did not answer: ${problem.slice(at + 2).trim()}`;
+    return { server, text: shortLine(full), full };
+  });
+  const rest = all.slice(max);
+  return {
+    lines: all.slice(0, max),
+    more: rest.length,
+    rest: rest.map((line) => line.full).join('\n'),
+  };
 }

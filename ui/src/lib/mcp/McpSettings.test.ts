@@ -241,6 +241,9 @@ describe('adding a server', () => {
       enabled: true,
       oauthClientId: '',
       oauthClientSecret: '',
+      oauthGrant: '',
+      oauthPrivateKey: '',
+      oauthSigningAlgorithm: '',
     });
     await waitFor(() => expect(rows()).toHaveLength(4));
     expect(rowOf('files')).toHaveAttribute('data-scope', 'user');
@@ -272,6 +275,101 @@ describe('adding a server', () => {
       }),
     );
     await waitFor(() => expect(rowOf('docs')).toHaveAttribute('data-status', 'stopped'));
+  });
+
+  it('saves a machine client that signs in with its private key', async () => {
+    const { user } = await showSection();
+    await user.click(screen.getByTestId('mcp-server-add'));
+    await user.type(screen.getByTestId('mcp-server-name'), 'ci');
+    // Only an http server has an OAuth client.
+    expect(screen.queryByTestId('mcp-server-oauth-machine')).not.toBeInTheDocument();
+    await user.selectOptions(screen.getByTestId('mcp-server-transport'), 'sse');
+    expect(screen.queryByTestId('mcp-server-oauth-machine')).not.toBeInTheDocument();
+    await user.selectOptions(screen.getByTestId('mcp-server-transport'), 'http');
+    await user.type(screen.getByTestId('mcp-server-url'), 'https://ci.example.com/mcp');
+    const machine = screen.getByTestId('mcp-server-oauth-machine');
+    expect(machine).toHaveAccessibleName('Machine client (signs in by itself, no browser)');
+    expect(machine).not.toBeChecked();
+    expect(screen.queryByTestId('mcp-server-oauth-private-key')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('mcp-server-oauth-signing-algorithm')).not.toBeInTheDocument();
+    await user.click(machine);
+
+    const key = screen.getByTestId('mcp-server-oauth-private-key');
+    const algorithm = screen.getByTestId('mcp-server-oauth-signing-algorithm');
+    expect(key).toHaveAccessibleName('Private key');
+    expect(key).toHaveAccessibleDescription(
+      'A machine client signs in with its secret or its private key (a PEM key stored on one line under Secrets below).',
+    );
+    expect(algorithm).toHaveValue('ES256');
+    expect([...algorithm.querySelectorAll('option')].map((o) => o.value)).toEqual([
+      'ES256',
+      'ES384',
+      'RS256',
+      'RS384',
+      'RS512',
+    ]);
+
+    // No client id, then no secret or key: refused here, the field marked.
+    await user.click(screen.getByTestId('mcp-server-save'));
+    expect(screen.getByTestId('mcp-server-form-error')).toHaveTextContent(
+      'A machine client needs its client id.',
+    );
+    expect(screen.getByTestId('mcp-server-oauth-client-id')).toHaveAttribute(
+      'aria-invalid',
+      'true',
+    );
+    await user.type(screen.getByTestId('mcp-server-oauth-client-id'), 'bot');
+    await user.click(screen.getByTestId('mcp-server-save'));
+    expect(screen.getByTestId('mcp-server-form-error')).toHaveTextContent(
+      'its client secret or its private key',
+    );
+    expect(key).toHaveAttribute('aria-invalid', 'true');
+    // The key itself: refused, never sent.
+    await user.type(key, '-----BEGIN PRIVATE KEY-----');
+    await user.click(screen.getByTestId('mcp-server-save'));
+    expect(screen.getByTestId('mcp-server-form-error')).toHaveTextContent(
+      'Give the private key as ${keychain:NAME}',
+    );
+    expect(ipc.addMcpServer).not.toHaveBeenCalled();
+
+    await user.clear(key);
+    await user.type(key, '${{keychain:ci-key}');
+    await user.selectOptions(algorithm, 'RS256');
+    await user.click(screen.getByTestId('mcp-server-save'));
+    expect(ipc.addMcpServer).toHaveBeenCalledWith(
+      expect.objectContaining({
+        name: 'ci',
+        transport: 'http',
+        url: 'https://ci.example.com/mcp',
+        oauthClientId: 'bot',
+        oauthClientSecret: '',
+        oauthGrant: 'client_credentials',
+        oauthPrivateKey: '${keychain:ci-key}',
+        oauthSigningAlgorithm: 'RS256',
+      }),
+    );
+  });
+
+  it('sends no machine client once the box is unticked', async () => {
+    const { user } = await showSection();
+    await user.click(screen.getByTestId('mcp-server-add'));
+    await user.type(screen.getByTestId('mcp-server-name'), 'docs');
+    await user.selectOptions(screen.getByTestId('mcp-server-transport'), 'http');
+    await user.type(screen.getByTestId('mcp-server-url'), 'https://docs.example.com/mcp');
+    await user.type(screen.getByTestId('mcp-server-oauth-client-id'), 'app');
+    await user.click(screen.getByTestId('mcp-server-oauth-machine'));
+    await user.type(screen.getByTestId('mcp-server-oauth-private-key'), '${{keychain:k}');
+    await user.click(screen.getByTestId('mcp-server-oauth-machine'));
+    expect(screen.queryByTestId('mcp-server-oauth-private-key')).not.toBeInTheDocument();
+    await user.click(screen.getByTestId('mcp-server-save'));
+    expect(ipc.addMcpServer).toHaveBeenCalledWith(
+      expect.objectContaining({
+        oauthClientId: 'app',
+        oauthGrant: '',
+        oauthPrivateKey: '',
+        oauthSigningAlgorithm: '',
+      }),
+    );
   });
 
   it('shows what Rust says is wrong, keeping what was typed', async () => {
