@@ -149,6 +149,25 @@ impl LiveSession {
         self.elicitation.answer(request_id, action, content)
     }
 
+    /// Accepts the question `request_id` with `name=value` pairs typed at a terminal, read as
+    /// its fields expect (numbers, `true`/`false`, comma-separated choices); the rest keep
+    /// their defaults.
+    pub fn accept_elicitation_text(
+        &self,
+        request_id: &str,
+        pairs: &[(&str, &str)],
+    ) -> Result<(), AppError> {
+        let fields = self
+            .elicitation
+            .waiting()
+            .into_iter()
+            .find(|r| r.request_id == request_id)
+            .ok_or_else(|| AppError::UnknownElicitation(request_id.to_owned()))?
+            .fields;
+        let content = arbor_mcp::elicitation::from_text(&fields, pairs.iter().copied())?;
+        self.answer_elicitation(request_id, ElicitationAction::Accept, Some(content))
+    }
+
     /// The MCP servers' questions waiting for an answer, oldest first.
     pub fn waiting_elicitations(&self) -> Vec<ElicitationRequest> {
         self.elicitation.waiting()

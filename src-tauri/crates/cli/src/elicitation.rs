@@ -60,7 +60,7 @@ pub fn interactive_command(name: &str, argument: &str, session: &LiveSession) ->
     let Some(request) = session.waiting_elicitations().into_iter().next() else {
         return "no question of an MCP server is waiting".into();
     };
-    let (action, content) = match name {
+    let answered = match name {
         "accept" => {
             let Some(words) = shlex::split(argument) else {
                 return "/accept takes NAME=VALUE pairs (quote a value with spaces)".into();
@@ -72,16 +72,20 @@ pub fn interactive_command(name: &str, argument: &str, session: &LiveSession) ->
                     _ => return format!("/accept takes NAME=VALUE pairs, not {word:?}"),
                 }
             }
-            match arbor_mcp::elicitation::from_text(&request.fields, pairs) {
-                Ok(content) => (ElicitationAction::Accept, Some(content)),
+            match session.accept_elicitation_text(&request.request_id, &pairs) {
+                Ok(()) => Ok(ElicitationAction::Accept),
                 Err(error) => return format!("arbor: {error}; answer again"),
             }
         }
-        "decline" => (ElicitationAction::Decline, None),
-        _ => (ElicitationAction::Cancel, None),
+        "decline" => session
+            .answer_elicitation(&request.request_id, ElicitationAction::Decline, None)
+            .map(|()| ElicitationAction::Decline),
+        _ => session
+            .answer_elicitation(&request.request_id, ElicitationAction::Cancel, None)
+            .map(|()| ElicitationAction::Cancel),
     };
-    match session.answer_elicitation(&request.request_id, action, content) {
-        Ok(()) => format!("({} {})", request.server, words(action)),
+    match answered {
+        Ok(action) => format!("({} {})", request.server, words(action)),
         Err(error) => format!("arbor: {error}"),
     }
 }
