@@ -33,6 +33,16 @@ async fn approved_mock(setup: &Setup) {
         .unwrap();
 }
 
+/// The tool results the model was sent last, the mock server's JSON answer unescaped.
+fn last_tool_results(setup: &Setup) -> Vec<String> {
+    let requests = setup.mock.requests();
+    let last = requests.last().expect("the model was asked");
+    last.tool_results()
+        .iter()
+        .map(|r| r.replace("\\\"", "\""))
+        .collect()
+}
+
 fn ask_script() -> Script {
     Script::new()
         .turn(Turn::stream().tool_call("mcp__mock__ask", json!({"question": "How old are you?"})))
@@ -105,14 +115,7 @@ async fn a_question_mid_call_is_asked_on_the_stream_and_only_a_fitting_answer_go
     );
     run.await.unwrap().unwrap();
 
-    let requests = setup.mock.requests();
-    let results: Vec<String> = requests
-        .last()
-        .unwrap()
-        .tool_results()
-        .iter()
-        .map(|r| r.replace("\\\"", "\""))
-        .collect();
+    let results = last_tool_results(&setup);
     assert!(
         results
             .iter()
@@ -137,14 +140,7 @@ async fn where_nobody_can_answer_the_question_is_declined_at_once() {
     // `-p` and `arbor mcp serve`: nobody to ask.
     let unattended = session(&setup, &["Mcp(mock:*)"]);
     live::run(&unattended, "ask me").await;
-    let requests = setup.mock.requests();
-    let results: Vec<String> = requests
-        .last()
-        .unwrap()
-        .tool_results()
-        .iter()
-        .map(|r| r.replace("\\\"", "\""))
-        .collect();
+    let results = last_tool_results(&setup);
     assert!(
         results
             .iter()
