@@ -16,6 +16,12 @@ fi
 cargo build --release --quiet -p arbor-cli -p arbor-test-support
 bin="$CARGO_TARGET_DIR/release"
 work=$(mktemp -d)
+# A data folder of the run's own: the stored runs neither read nor grow the user's sessions.
+export ARBOR_DATA_DIR="$work/data"
+# A project of one file beside this repository (1,000 files): what storing costs apart from
+# the walk of the workspace that a user turn's code-state snapshot makes.
+mkdir -p "$work/small"
+cp Cargo.toml "$work/small/"
 
 # Script files: one answer per run, and a two-turn run (a `read` tool call, then an answer).
 python3 - "$work" $((runs * 3 + 10)) <<'PY'
@@ -50,6 +56,11 @@ hyperfine -N --warmup 3 --runs "$runs" \
   -n stored "$bin/arbor -p ${common[*]} --base-url $two summarize" \
   -n no-session "$bin/arbor -p --no-session ${common[*]} --base-url $two summarize" 2>&1 |
   grep -E 'Benchmark|Time|Range|±.*times faster|faster than'
+echo "== the same in a project of one file"
+(cd "$work/small" && hyperfine -N --warmup 3 --runs "$runs" \
+  -n stored "$bin/arbor -p ${common[*]} --base-url $two summarize" \
+  -n no-session "$bin/arbor -p --no-session ${common[*]} --base-url $two summarize" 2>&1 |
+  grep -E 'Benchmark|Time|±.*times faster|faster than')
 echo "== peak memory (max RSS)"
 /usr/bin/time -f "one turn:  %M KiB max RSS, %e s wall" "$bin/arbor" -p --no-tools "${common[@]}" --base-url "$one" hello > /dev/null
 /usr/bin/time -f "two turns: %M KiB max RSS, %e s wall" "$bin/arbor" -p "${common[@]}" --base-url "$two" summarize > /dev/null

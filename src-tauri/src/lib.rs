@@ -43,6 +43,9 @@ pub fn run_sandbox_helper_if_requested() {
 pub fn run() -> Result<(), tauri::Error> {
     // No tool process reads this process's memory or `/proc` entries (keys live here).
     arbor_app::protect_this_process();
+    // The settings show the sandbox, and the first command needs it: found while the window
+    // opens.
+    arbor_app::permissions::warm_sandbox_probe();
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())

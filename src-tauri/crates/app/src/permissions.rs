@@ -172,8 +172,6 @@ pub fn load_setup(
     } else {
         secret_paths.push(data);
     }
-    // Found in the background: the trial run of the sandbox must not delay the first request.
-    arbor_sandbox::detect_in_background();
     Ok(PermissionSetup {
         policy: Policy {
             mode,
@@ -186,6 +184,15 @@ pub fn load_setup(
         origin: stored.and_then(|s| s.origin_url),
         secret_entries,
     })
+}
+
+/// Starts finding this machine's sandbox (a trial run of `bwrap`) on a thread of its own.
+/// Long-lived front ends (the desktop, the interactive CLI, RPC) call this at start, so that
+/// neither the settings nor the first command wait for it. A one-shot run (`arbor -p`) does
+/// not: most never run a command, and the one that does pays the trial run (a few
+/// milliseconds) at its first, beside a model's answer that takes far longer.
+pub fn warm_sandbox_probe() {
+    arbor_sandbox::detect_in_background();
 }
 
 /// [`load_setup`] for a front end without an open store (the CLI): the database is read when

@@ -253,6 +253,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return usage("-p needs a prompt: arbor -p \"your question\" (or pipe text in)");
     }
 
+    // A session that lives on (a person at the terminal, RPC, JSON commands on stdin) finds
+    // the sandbox while it waits; a one-shot run only at its first command, if any.
+    if interactive || cli.mode == Mode::Rpc || (cli.mode == Mode::Json && prompts.is_empty()) {
+        arbor_app::permissions::warm_sandbox_probe();
+    }
     let overrides = match permission_overrides(&cli.agent) {
         Ok(overrides) => overrides,
         Err(error) => return usage(&error.to_string()),

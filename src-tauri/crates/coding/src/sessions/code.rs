@@ -44,6 +44,15 @@ fn restore_info(node_id: Option<String>, outcome: RestoreOutcome) -> RestoreInfo
 impl SessionRecorder {
     /// Snapshots are taken with `tracker` from now on (`None`: no code state is recorded).
     pub fn set_code_tracker(&self, tracker: Option<Arc<CodeTracker>>) {
+        if let Some(tracker) = &tracker {
+            // The shadow repository is opened and its stat cache read now, on a thread of its
+            // own, instead of when the first user turn's snapshot starts: that snapshot is
+            // then only the walk of the workspace, and a one-shot run waits less for it.
+            let tracker = Arc::clone(tracker);
+            let _detached = std::thread::Builder::new()
+                .name("arbor-snapshot-open".into())
+                .spawn(move || tracker.prepare());
+        }
         self.lock().code = tracker;
     }
 

@@ -28,22 +28,34 @@ fn push_escaped(out: &mut String, byte: u8) {
 /// A path's bytes as a string that [`decode`] turns back into the same bytes.
 pub fn encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
+    encode_into(&mut out, bytes);
+    out
+}
+
+/// [`encode`], appended to `out`.
+fn encode_into(out: &mut String, bytes: &[u8]) {
+    // Nearly every name: UTF-8 without a character that needs escaping, kept as it is.
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        if !text.chars().any(is_escape) {
+            out.push_str(text);
+            return;
+        }
+    }
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
             if is_escape(c) {
                 let mut buffer = [0u8; 4];
                 for byte in c.encode_utf8(&mut buffer).bytes() {
-                    push_escaped(&mut out, byte);
+                    push_escaped(out, byte);
                 }
             } else {
                 out.push(c);
             }
         }
         for &byte in chunk.invalid() {
-            push_escaped(&mut out, byte);
+            push_escaped(out, byte);
         }
     }
-    out
 }
 
 /// The bytes an [`encode`]d path stands for.
@@ -79,9 +91,22 @@ pub fn from_os(name: &OsStr) -> String {
     encode(name.as_bytes())
 }
 
+/// [`from_os`], appended to `out`.
+#[cfg(unix)]
+pub fn push_os(out: &mut String, name: &OsStr) {
+    use std::os::unix::ffi::OsStrExt;
+    encode_into(out, name.as_bytes());
+}
+
 #[cfg(not(unix))]
 pub fn from_os(name: &OsStr) -> String {
     name.to_string_lossy().into_owned()
+}
+
+/// [`from_os`], appended to `out`.
+#[cfg(not(unix))]
+pub fn push_os(out: &mut String, name: &OsStr) {
+    out.push_str(&name.to_string_lossy());
 }
 
 /// Whether an encoded path stands for a name that is not UTF-8 (shown with the escapes).

@@ -2,11 +2,13 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use git2::{FileMode, Oid, Repository};
 use ignore::overrides::OverrideBuilder;
-use ignore::WalkBuilder;
+use ignore::{DirEntry, WalkBuilder, WalkState};
 
 use super::exclude::{is_temporary, Exclusions};
 use super::{names, SnapshotError, SnapshotOptions};
@@ -57,6 +59,10 @@ impl CachedFile {
 /// How recent a modification must be, at scan time, for the file to be read again next time.
 const RACY_WINDOW: Duration = Duration::from_secs(2);
 
+/// Threads a scan walks with, at most (fewer on a machine with fewer cores): past four, the
+/// file system, not the walk, is what a scan waits for.
+const WALK_THREADS: usize = 4;
+
 /// What a scan found: the files to record, and Arbor's temporary files it passed over (a killed
 /// write's leftovers, removed when stale).
 #[derive(Debug, Default)]
@@ -85,7 +91,8 @@ pub(super) fn scan(
     let overrides = overrides
         .build()
         .map_err(|e| SnapshotError::IgnorePattern(e.to_string()))?;
-    let walker = WalkBuilder::new(workspace)
+    let mut walker = WalkBuilder::new(workspace);
+    walker
         .hidden(false)
         .parents(false)
         .ignore(false)
@@ -113,62 +120,93 @@ pub(super) fn scan(
                         .is_none_or(|path| path.is_empty() || !exclusions.excludes(&path))
             }
         })
-        .build();
+        .threads(std::thread::available_parallelism().map_or(1, |n| n.get().min(WALK_THREADS)));
     let racy_from = started
         .checked_sub(RACY_WINDOW)
         .unwrap_or(UNIX_EPOCH)
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    let mut files = Vec::new();
-    let mut temporaries = Vec::new();
-    let mut total_bytes = 0u64;
-    for entry in walker {
-        // A folder that cannot be read, or a file gone between listing and reading (a build
-        // running beside the agent), is left out: it is neither recorded nor touched by a
-        // restore, and the rest of the workspace is still recorded.
-        let Ok(entry) = entry else {
-            continue;
-        };
+    let found = Found::default();
+    // Folders are walked on every core: a workspace of a thousand files costs a thousand
+    // `lstat`s per snapshot, and a fresh `arbor -p` waits for the first one before it exits.
+    walker.build_parallel().run(|| {
+        Box::new(|entry| {
+            let Ok(entry) = entry else {
+                // A folder that cannot be read, or a file gone between listing and reading (a
+                // build running beside the agent), is left out: it is neither recorded nor
+                // touched by a restore, and the rest of the workspace is still recorded.
+                return WalkState::Continue;
+            };
+            found.examine(&entry, workspace, options, exclusions, racy_from)
+        })
+    });
+    found.finish(workspace, options)
+}
+
+/// What the walking threads found so far.
+#[derive(Default)]
+struct Found {
+    scan: Mutex<Scan>,
+    total_bytes: AtomicU64,
+    files: AtomicUsize,
+    /// The first error met (the walk stops at it).
+    error: Mutex<Option<SnapshotError>>,
+    /// More files or bytes than a snapshot takes (the walk stops).
+    too_large: AtomicBool,
+}
+
+impl Found {
+    fn examine(
+        &self,
+        entry: &DirEntry,
+        workspace: &Path,
+        options: &SnapshotOptions,
+        exclusions: &Exclusions,
+        racy_from: u128,
+    ) -> WalkState {
         let Some(kind) = entry.file_type() else {
-            continue;
+            return WalkState::Continue;
         };
         if !(kind.is_file() || kind.is_symlink()) {
-            continue;
+            return WalkState::Continue;
         }
-        let Ok(relative) = entry.path().strip_prefix(workspace) else {
-            continue;
-        };
-        let Some(path) = relative_path(relative) else {
-            continue;
+        let Some(path) = entry
+            .path()
+            .strip_prefix(workspace)
+            .ok()
+            .and_then(relative_path)
+        else {
+            return WalkState::Continue;
         };
         if exclusions.excludes(&path) {
             if entry.file_name().to_str().is_some_and(is_temporary) {
-                temporaries.push(entry.path().to_owned());
+                lock(&self.scan).temporaries.push(entry.path().to_owned());
             }
-            continue;
+            return WalkState::Continue;
         }
         let meta = match std::fs::symlink_metadata(entry.path()) {
             Ok(meta) => meta,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(SnapshotError::io(entry.path(), e)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return WalkState::Continue,
+            Err(e) => {
+                lock(&self.error).get_or_insert(SnapshotError::io(entry.path(), e));
+                return WalkState::Quit;
+            }
         };
         if kind.is_file() && meta.len() > options.max_file_bytes {
-            continue;
+            return WalkState::Continue;
         }
-        total_bytes += meta.len();
-        if files.len() >= options.max_files || total_bytes > options.max_total_bytes {
-            return Err(SnapshotError::TooLarge {
-                path: workspace.to_owned(),
-                files: options.max_files,
-                bytes: options.max_total_bytes,
-            });
+        let total_bytes = self.total_bytes.fetch_add(meta.len(), Ordering::Relaxed) + meta.len();
+        let files = self.files.fetch_add(1, Ordering::Relaxed);
+        if files >= options.max_files || total_bytes > options.max_total_bytes {
+            self.too_large.store(true, Ordering::Relaxed);
+            return WalkState::Quit;
         }
         let mtime_ns = meta
             .modified()
             .ok()
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos());
-        files.push(ScannedFile {
+        lock(&self.scan).files.push(ScannedFile {
             path,
             len: meta.len(),
             mtime_ns,
@@ -176,18 +214,46 @@ pub(super) fn scan(
             symlink: kind.is_symlink(),
             racy: mtime_ns >= racy_from,
         });
+        WalkState::Continue
     }
-    Ok(Scan { files, temporaries })
+
+    fn finish(self, workspace: &Path, options: &SnapshotOptions) -> Result<Scan, SnapshotError> {
+        if let Some(error) = into_inner(self.error) {
+            return Err(error);
+        }
+        if self.too_large.into_inner() {
+            return Err(SnapshotError::TooLarge {
+                path: workspace.to_owned(),
+                files: options.max_files,
+                bytes: options.max_total_bytes,
+            });
+        }
+        Ok(into_inner(self.scan))
+    }
+}
+
+/// A lock whose holder panicked still holds what was found before: a walking thread's panic
+/// is the walk's, not the data's.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn into_inner<T>(mutex: Mutex<T>) -> T {
+    mutex.into_inner().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// `relative` as a `/`-separated path, each name [`names::from_os`]-encoded (a name that is not
 /// UTF-8 is kept byte for byte).
 fn relative_path(relative: &Path) -> Option<String> {
-    let parts: Vec<String> = relative
-        .components()
-        .map(|c| names::from_os(c.as_os_str()))
-        .collect();
-    Some(parts.join("/"))
+    // One string built in place: this runs for every file of every snapshot.
+    let mut path = String::with_capacity(relative.as_os_str().len());
+    for (i, part) in relative.components().enumerate() {
+        if i > 0 {
+            path.push('/');
+        }
+        names::push_os(&mut path, part.as_os_str());
+    }
+    Some(path)
 }
 
 fn mode_of(meta: &std::fs::Metadata, symlink: bool) -> i32 {

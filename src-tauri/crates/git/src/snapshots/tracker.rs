@@ -84,6 +84,18 @@ impl CodeTracker {
             })
     }
 
+    /// Opens the shadow repository and reads its stat cache ahead of the first snapshot, when
+    /// the repository exists (a new one is created by the first [`CodeTracker::take`], never
+    /// here: this may run on a thread the process does not wait for). A failure is left for
+    /// that take to meet and report.
+    pub fn prepare(&self) {
+        if !self.shadow.join("HEAD").is_file() {
+            return;
+        }
+        let mut state = self.lock();
+        let _reported_by_take = self.open(&mut state);
+    }
+
     /// Records the workspace now; it becomes Arbor's last recorded state. `None` when the
     /// workspace was already found too large to record (that error is returned once, by the
     /// call that found it: a session reports it once, not at every tool call).
