@@ -1,5 +1,5 @@
 // Syntax highlighting with lowlight: highlight.js grammars turn code into a hast tree of spans
-// that carry only `hljs-*` classes. HastNodes.svelte renders the tree as elements, so there is no
+// that carry only `hljs-*` classes. `hast-dom.ts` builds the tree as elements, so there is no
 // HTML string and no inline style (the CSP allows neither).
 import { createLowlight } from 'lowlight';
 import bash from 'highlight.js/lib/languages/bash';
