@@ -31,7 +31,8 @@ answer = {"stream": {"steps": [{"text": "The answer is 42. " * 20},
                                {"usage": {"input": 50, "output": 90}}]}}
 read = {"stream": {"steps": [{"tool_call": {"name": "read", "arguments": {"path": "Cargo.toml"}}}]}}
 json.dump({"turns": [answer] * n}, open(f"{work}/one.json", "w"))
-json.dump({"turns": [read, answer] * n}, open(f"{work}/two.json", "w"))
+# The two-turn pair runs twice (this repository, a one-file project): four runs per measured one.
+json.dump({"turns": [read, answer] * (2 * n)}, open(f"{work}/two.json", "w"))
 PY
 mock_pids=()
 trap 'kill "${mock_pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
