@@ -24,6 +24,23 @@ use serde_json::{Number, Value};
 /// How deep coercion follows nested schemas and `$ref`s (guards against recursive schemas).
 const MAX_DEPTH: usize = 64;
 
+/// Builds the JSON Schema meta-schema's validator on a thread of its own, once per process.
+///
+/// Every tool call's schema is checked against it before the arguments are validated (a schema
+/// from an MCP server or a model-written tool is hostile input), and building it takes about
+/// 2 ms: a fifth of a whole two-turn `arbor -p` run. Started when a session starts, it is built
+/// while the first request is out, not after the model's first tool call has arrived. A call
+/// that comes sooner waits for it (the validator is a `LazyLock` in `jsonschema`).
+pub fn prepare_in_background() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        // A thread that cannot be started leaves the work to the first call.
+        let _not_started = std::thread::Builder::new()
+            .name("arbor-schema-meta".into())
+            .spawn(|| jsonschema::meta::is_valid(&serde_json::json!({ "type": "object" })));
+    });
+}
+
 /// Coerces and validates `arguments` against `schema`; returns the arguments the tool gets, or
 /// a message for the model naming every problem.
 pub fn validate_arguments(
@@ -231,6 +248,25 @@ mod tests {
 
     fn object(value: Value) -> JsonObject {
         value.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn schemas_are_still_checked_while_and_after_the_meta_schema_is_prepared() {
+        // Calls racing the preparing thread wait for the same validator: none sees another.
+        prepare_in_background();
+        let racing: Vec<_> = (0..4)
+            .map(|_| {
+                std::thread::spawn(|| {
+                    validate_arguments("bad", &json!({"type": 5}), &object(json!({})))
+                })
+            })
+            .collect();
+        prepare_in_background();
+        for call in racing {
+            let error = call.join().unwrap().unwrap_err();
+            assert!(error.contains("its parameter schema is invalid"), "{error}");
+        }
+        assert!(validate_arguments("ok", &schema(), &object(json!({"count": 1}))).is_ok());
     }
 
     fn schema() -> Value {

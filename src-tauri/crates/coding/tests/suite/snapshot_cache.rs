@@ -64,7 +64,7 @@ fn a_damaged_cache_or_one_of_another_folder_is_not_trusted() {
     assert_ne!(of_other, of_workspace);
 
     // A cache cut short (a crash while writing) or garbage: everything is read again.
-    let cache = shadow.join("arbor-stat-cache.json");
+    let cache = shadow.join("arbor-stat-cache.bin");
     assert!(
         cache.is_file(),
         "the cache is kept in the shadow repository"
@@ -74,7 +74,7 @@ fn a_damaged_cache_or_one_of_another_folder_is_not_trusted() {
     write_old(workspace.path(), "a.txt", "ALPHA");
     let read_again = open(&shadow, workspace.path()).take().unwrap();
     assert_eq!(read_again, of_other, "a damaged cache was trusted");
-    std::fs::write(&cache, b"\0\xff not json").unwrap();
+    std::fs::write(&cache, b"\0\xff not a cache").unwrap();
     write_old(workspace.path(), "a.txt", "alpha");
     assert_eq!(
         open(&shadow, workspace.path()).take().unwrap(),
