@@ -5,6 +5,8 @@
 #     settled, side by side in one run: the floor (`examples/memory_floor`: the smallest Tauri
 #     app with the same Tauri, WebKit and defaults, an empty page), Arbor's start page, and
 #     Arbor with a 2,000-message session open; then the differences the targets are stated in.
+#     Between them, to see where the session's memory goes: a project window with no session,
+#     and a 50-message session (mounted whole).
 #   - the same for each WebKit renderer setting (`WEBKIT_DISABLE_DMABUF_RENDERER=1`,
 #     `WEBKIT_DISABLE_COMPOSITING_MODE=1`) unless BENCH_RENDERERS=default
 # Needs xdotool and Xvfb (apt); starts its own Xvfb when DISPLAY is unset.
@@ -40,6 +42,12 @@ printf '{"providers":{"mock":{"api":"openai-completions","baseUrl":"http://127.0
   >"$ARBOR_DATA_DIR/models.json"
 node scripts/bench/long-session.mjs 2000 "$work/project" >"$work/session.jsonl"
 (cd "$work/project" && "$arbor" import "$work/session.jsonl" >/dev/null)
+# Where the session's memory goes, in steps: a project window with no session (the window's own
+# parts), then a session short enough to be mounted whole (50 messages: what each mounted message
+# costs), then the 2,000-message one (50 mounted; the rest is data: the branch's tail and the tree).
+mkdir -p "$work/empty" "$work/short"
+node scripts/bench/long-session.mjs 50 "$work/short" >"$work/short.jsonl"
+(cd "$work/short" && "$arbor" import "$work/short.jsonl" >/dev/null)
 
 now_ms() { date +%s%3N; }
 # The process tree below $1 (WebKit's web and network processes are children of the app).
@@ -86,7 +94,7 @@ measure() {
 mb() { awk -v want="$2" '(want == "" || $1 ~ want) {s += $2} END {printf "%.0f", s / 1024}' <<<"$1"; }
 report() {
   local name=$1 lines=$2
-  printf '  %-22s total %4s MB  (app %s, web %s, network %s)\n' "$name" "$(mb "$lines" "")" \
+  printf '  %-28s total %4s MB  (app %s, web %s, network %s)\n' "$name" "$(mb "$lines" "")" \
     "$(mb "$lines" "^(arbor|memory)")" "$(mb "$lines" "WebKitWeb")" "$(mb "$lines" "WebKitNet")"
 }
 
@@ -97,9 +105,13 @@ for setting in $renderers; do
   echo "memory (PSS), $setting:"
   floor_lines=$(measure env "${settings[@]}" "$floor")
   start_lines=$(measure env "${settings[@]}" "$app")
+  empty_lines=$(measure env "${settings[@]}" "$app" "$work/empty")
+  short_lines=$(measure env "${settings[@]}" "$app" "$work/short")
   session_lines=$(measure env "${settings[@]}" "$app" "$work/project")
   report "floor (empty Tauri)" "$floor_lines"
   report "Arbor start page" "$start_lines"
+  report "Arbor, project, no session" "$empty_lines"
+  report "Arbor, 50 messages" "$short_lines"
   report "Arbor, 2,000 messages" "$session_lines"
   echo "  session over floor: $(($(mb "$session_lines" "") - $(mb "$floor_lines" ""))) MB (target <= 60)," \
     "web process start page -> session: +$(($(mb "$session_lines" WebKitWeb) - $(mb "$start_lines" WebKitWeb))) MB (target <= 30)," \
