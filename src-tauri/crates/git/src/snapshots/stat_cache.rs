@@ -6,7 +6,9 @@
 //! The file is binary (see [`encode`]): it is read at the start of every session that stores
 //! code state, and parsing a thousand files' entries as JSON cost a millisecond of a two-turn
 //! `arbor -p`. It ends with a CRC-32 of what comes before, so a file cut short or damaged is
-//! refused whole. The file names the workspace it describes and the tree it was written with; it is used only
+//! refused whole.
+//!
+//! The file names the workspace it describes and the tree it was written with; it is used only
 //! when both match (the same shadow repository also snapshots a project's files over another
 //! folder) and that tree is in the object store — its blobs, written before it, are there too
 //! (nothing in a shadow repository is ever pruned). A missing, damaged or foreign file costs
