@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CLI benchmarks (budgets in DESIGN.md §12): `arbor --version` cold start, and wall time and peak
 # memory of `arbor -p` against the loopback mock provider: one turn without tools, and a two-turn
-# run (one `read` tool call, then the answer). Release builds.
+# run (one `read` tool call, then the answer), stored beside `--no-session`: once with hyperfine,
+# once taking turns (`bench/interleave.py`). Release builds.
 # Prints plain numbers; nothing here is asserted. Usage: scripts/bench-cli.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +25,7 @@ mkdir -p "$work/small"
 cp Cargo.toml "$work/small/"
 
 # Script files: one answer per run, and a two-turn run (a `read` tool call, then an answer).
-python3 - "$work" $((runs * 3 + 10)) <<'PY'
+python3 - "$work" $((runs * 5 + 20)) <<'PY'
 import json, sys
 work, n = sys.argv[1], int(sys.argv[2])
 answer = {"stream": {"steps": [{"text": "The answer is 42. " * 20},
@@ -62,6 +63,17 @@ echo "== the same in a project of one file"
   -n stored "$bin/arbor -p ${common[*]} --base-url $two summarize" \
   -n no-session "$bin/arbor -p --no-session ${common[*]} --base-url $two summarize" 2>&1 |
   grep -E 'Benchmark|Time|±.*times faster|faster than')
+# The same pairs taking turns, each with a data folder of its own: a stored run leaves the
+# database's write-ahead log for the next process that opens it (a `--no-session` run opens it
+# too, for the project's permissions), so who runs after whom moves the figures by milliseconds.
+echo "== the same pairs taking turns, a data folder each (medians of $runs rounds)"
+repo=$PWD
+for project in "$repo" "$work/small"; do
+  echo "  in $project:"
+  (cd "$project" && python3 "$repo/scripts/bench/interleave.py" "$runs" \
+    "stored=env ARBOR_DATA_DIR=$work/turns-stored-${project##*/} $bin/arbor -p ${common[*]} --base-url $two summarize" \
+    "no-session=env ARBOR_DATA_DIR=$work/turns-plain-${project##*/} $bin/arbor -p --no-session ${common[*]} --base-url $two summarize")
+done
 echo "== peak memory (max RSS)"
 /usr/bin/time -f "one turn:  %M KiB max RSS, %e s wall" "$bin/arbor" -p --no-tools "${common[@]}" --base-url "$one" hello > /dev/null
 /usr/bin/time -f "two turns: %M KiB max RSS, %e s wall" "$bin/arbor" -p "${common[@]}" --base-url "$two" summarize > /dev/null
