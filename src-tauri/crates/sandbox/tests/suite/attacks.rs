@@ -437,11 +437,20 @@ fn without_a_sandbox_every_attack_gets_through_and_the_checks_see_it() {
             .env("HOME", &scene.home)
             .output()
             .unwrap();
+        // What the victim looked like right after the attack: a failure here once in CI (the
+        // command-line attack found nothing) could not be reproduced, so it says more next time.
+        let victim_after = format!(
+            "victim {} after the attack: exited {:?}, its /proc cmdline {:?}",
+            victim.id(),
+            victim.try_wait(),
+            std::fs::read(format!("/proc/{}/cmdline", victim.id()))
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        );
         let _ = victim.kill();
         let _ = victim.wait();
         assert!(
             (attack.check)(&scene, &output).is_err(),
-            "{}: the check saw nothing of an unconfined run\n{}",
+            "{}: the check saw nothing of an unconfined run\n{}\n{victim_after}",
             attack.name,
             text(&output)
         );
