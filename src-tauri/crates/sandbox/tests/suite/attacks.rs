@@ -186,8 +186,12 @@ fn attacks(scene: &Scene) -> Vec<Attack> {
 /// Returns once the victim runs with both (right after `fork` its `/proc` entries still show
 /// the test's own: an attack then would read nothing and prove nothing).
 fn spawn_victim() -> std::process::Child {
-    let child = Command::new("python3")
-        .args(["-c", "import time; time.sleep(30)", "victim-cmdline-marker"])
+    // `/bin/sh` by its path, and a script it cannot `exec` away: the victim is one process that
+    // stays what it is. `python3` from PATH was a pyenv shim in CI, which `exec`s several times
+    // on its way to Python; during each `exec` the process's `/proc` entries read empty, and an
+    // attack in that window found nothing (the negative control failed twice).
+    let child = Command::new("/bin/sh")
+        .args(["-c", "sleep 30; :", "victim-cmdline-marker"])
         .env("ARBOR_FAKE_KEY", "sk-victim-marker")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
