@@ -32,7 +32,8 @@ answer = {"stream": {"steps": [{"text": "The answer is 42. " * 20},
                                {"usage": {"input": 50, "output": 90}}]}}
 read = {"stream": {"steps": [{"tool_call": {"name": "read", "arguments": {"path": "Cargo.toml"}}}]}}
 json.dump({"turns": [answer] * n}, open(f"{work}/one.json", "w"))
-# The two-turn pair runs twice (this repository, a one-file project): four runs per measured one.
+# Each measured two-turn pair runs in two projects (this repository, a one-file project), with
+# hyperfine and taking turns: 8 runs of the pair per round, plus warm-ups.
 json.dump({"turns": [read, answer] * (2 * n)}, open(f"{work}/two.json", "w"))
 PY
 mock_pids=()

@@ -33,10 +33,8 @@ export function hastNodes(nodes: HastContent[], document: Document): Node[] {
 
 /** Svelte action: `target`'s children are `nodes`, built again when they change. */
 export function hastInto(target: HTMLElement, nodes: HastContent[]) {
-  target.replaceChildren(...hastNodes(nodes, target.ownerDocument));
-  return {
-    update(next: HastContent[]) {
-      target.replaceChildren(...hastNodes(next, target.ownerDocument));
-    },
-  };
+  const build = (next: HastContent[]) =>
+    target.replaceChildren(...hastNodes(next, target.ownerDocument));
+  build(nodes);
+  return { update: build };
 }
