@@ -7,8 +7,10 @@
 #     Arbor with a 2,000-message session open; then the differences the targets are stated in.
 #     Between them, to see where the session's memory goes: a project window with no session,
 #     and a 50-message session (mounted whole).
-#   - the same for each WebKit renderer setting (`WEBKIT_DISABLE_DMABUF_RENDERER=1`,
-#     `WEBKIT_DISABLE_COMPOSITING_MODE=1`) unless BENCH_RENDERERS=default
+#   - first with the renderer Arbor chooses on this machine (`src-tauri/src/renderer.rs`; the
+#     floor chooses the same), then with each WebKit setting forced on both
+#     (`WEBKIT_DISABLE_DMABUF_RENDERER=0`: WebKit's DMA-BUF default; `=1`; and
+#     `WEBKIT_DISABLE_COMPOSITING_MODE=1`), unless BENCH_RENDERERS=chosen
 # Needs xdotool and Xvfb (apt); starts its own Xvfb when DISPLAY is unset.
 # Usage: bash scripts/bench-desktop.sh [RUNS]
 set -euo pipefail
@@ -98,10 +100,10 @@ report() {
     "$(mb "$lines" "^(arbor|memory)")" "$(mb "$lines" "WebKitWeb")" "$(mb "$lines" "WebKitNet")"
 }
 
-renderers=${BENCH_RENDERERS:-"default WEBKIT_DISABLE_DMABUF_RENDERER=1 WEBKIT_DISABLE_COMPOSITING_MODE=1"}
+renderers=${BENCH_RENDERERS:-"chosen WEBKIT_DISABLE_DMABUF_RENDERER=0 WEBKIT_DISABLE_DMABUF_RENDERER=1 WEBKIT_DISABLE_COMPOSITING_MODE=1"}
 for setting in $renderers; do
   settings=()
-  [ "$setting" != default ] && settings=("$setting")
+  [ "$setting" != chosen ] && settings=("$setting")
   echo "memory (PSS), $setting:"
   floor_lines=$(measure env "${settings[@]}" "$floor")
   start_lines=$(measure env "${settings[@]}" "$app")

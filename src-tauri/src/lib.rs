@@ -8,6 +8,7 @@
 //! - `channel`: a session's events to its window over a `Channel`, deltas coalesced per frame.
 //! - `state`: the app object and each window's project and live session.
 //! - `error`: `CommandError`, serialised as `{code, message}`.
+//! - `renderer`: which WebKitGTK renderer the window gets (chosen in `main`, before WebKit).
 
 mod channel;
 mod clone_commands;
@@ -20,6 +21,7 @@ mod mcp_commands;
 mod permission_commands;
 #[cfg(test)]
 mod portability;
+pub mod renderer;
 mod session_commands;
 mod session_file_commands;
 mod session_open;
@@ -34,12 +36,12 @@ pub use error::CommandError;
 
 use tauri::{Manager, WindowEvent};
 
-/// Builds and runs the desktop app until its last window closes.
 /// See [`arbor_app::run_sandbox_helper_if_requested`]: the first thing `main` does.
 pub fn run_sandbox_helper_if_requested() {
     arbor_app::run_sandbox_helper_if_requested();
 }
 
+/// Builds and runs the desktop app until its last window closes.
 pub fn run() -> Result<(), tauri::Error> {
     // No tool process reads this process's memory or `/proc` entries (keys live here).
     arbor_app::protect_this_process();
