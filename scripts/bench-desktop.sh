@@ -6,7 +6,7 @@
 #     app with the same Tauri, WebKit and defaults, an empty page), Arbor's start page, and
 #     Arbor with a 2,000-message session open; then the differences the targets are stated in.
 #     Between them, to see where the session's memory goes: a project window with no session,
-#     and a 50-message session (mounted whole).
+#     and a 50-message session (the chat mounts its last 20).
 #   - first with the renderer Arbor chooses on this machine (`src-tauri/src/renderer.rs`; the
 #     floor chooses the same), then with each WebKit setting forced on both
 #     (`WEBKIT_DISABLE_DMABUF_RENDERER=0`: WebKit's DMA-BUF default; `=1`; and
@@ -45,8 +45,8 @@ printf '{"providers":{"mock":{"api":"openai-completions","baseUrl":"http://127.0
 node scripts/bench/long-session.mjs 2000 "$work/project" >"$work/session.jsonl"
 (cd "$work/project" && "$arbor" import "$work/session.jsonl" >/dev/null)
 # Where the session's memory goes, in steps: a project window with no session (the window's own
-# parts), then a session short enough to be mounted whole (50 messages: what each mounted message
-# costs), then the 2,000-message one (50 mounted; the rest is data: the branch's tail and the tree).
+# parts), then a 50-message session (the chat mounts its last 20: what mounted messages cost),
+# then the 2,000-message one (20 mounted too; the rest is data: the branch's tail and the tree).
 mkdir -p "$work/empty" "$work/short"
 node scripts/bench/long-session.mjs 50 "$work/short" >"$work/short.jsonl"
 (cd "$work/short" && "$arbor" import "$work/short.jsonl" >/dev/null)
@@ -75,10 +75,15 @@ sorted=$(printf '%s\n' "${launch_times[@]}" | sort -n)
 median=$(echo "$sorted" | sed -n "$(((runs + 1) / 2))p")
 echo "launch → window mapped: median ${median} ms over $runs runs ($(echo $sorted | tr '\n' ' ')ms)"
 
-# PSS in KiB of one process (0 when it is gone).
-pss_of() { awk '/^Pss:/ {print $2}' "/proc/$1/smaps_rollup" 2>/dev/null || echo 0; }
+# PSS in KiB of one process, then the part of it that is file-backed (code of the binary and
+# the libraries, fonts, the mapped database: clean pages the kernel can drop and read again);
+# "0 0" when it is gone.
+pss_of() {
+  awk '/^Pss:/ {p = $2} /^Pss_File:/ {f = $2} END {print p + 0, f + 0}' \
+    "/proc/$1/smaps_rollup" 2>/dev/null || echo 0 0
+}
 # Starts "$@", waits for its window and SETTLE seconds, then prints one line per process of its
-# tree ("name PSS_KiB") and stops it.
+# tree ("name PSS_KiB FILE_KiB") and stops it.
 settle=${SETTLE:-8}
 measure() {
   "$@" >/dev/null 2>&1 &
@@ -92,12 +97,16 @@ measure() {
   kill "$pid"
   wait "$pid" 2>/dev/null || true
 }
-# Sum of the PSS lines of a measurement whose process name matches $2 (all when empty), in MB.
-mb() { awk -v want="$2" '(want == "" || $1 ~ want) {s += $2} END {printf "%.0f", s / 1024}' <<<"$1"; }
+# Sum of the PSS lines of a measurement whose process name matches $2 (all when empty), in MB;
+# $3 picks the column (2: PSS, 3: its file-backed part).
+mb() {
+  awk -v want="$2" -v col="${3:-2}" '(want == "" || $1 ~ want) {s += $col} END {printf "%.0f", s / 1024}' <<<"$1"
+}
 report() {
   local name=$1 lines=$2
-  printf '  %-28s total %4s MB  (app %s, web %s, network %s)\n' "$name" "$(mb "$lines" "")" \
-    "$(mb "$lines" "^(arbor|memory)")" "$(mb "$lines" "WebKitWeb")" "$(mb "$lines" "WebKitNet")"
+  printf '  %-28s total %4s MB  (app %s, web %s, network %s; file-backed %s)\n' "$name" \
+    "$(mb "$lines" "")" "$(mb "$lines" "^(arbor|memory)")" "$(mb "$lines" "WebKitWeb")" \
+    "$(mb "$lines" "WebKitNet")" "$(mb "$lines" "" 3)"
 }
 
 renderers=${BENCH_RENDERERS:-"chosen WEBKIT_DISABLE_DMABUF_RENDERER=0 WEBKIT_DISABLE_DMABUF_RENDERER=1 WEBKIT_DISABLE_COMPOSITING_MODE=1"}
@@ -118,4 +127,8 @@ for setting in $renderers; do
   echo "  session over floor: $(($(mb "$session_lines" "") - $(mb "$floor_lines" ""))) MB (target <= 60)," \
     "web process start page -> session: +$(($(mb "$session_lines" WebKitWeb) - $(mb "$start_lines" WebKitWeb))) MB (target <= 30)," \
     "app process over floor's: $(($(mb "$session_lines" "^(arbor|memory)") - $(mb "$floor_lines" "^(arbor|memory)"))) MB (target <= 40)"
+  echo "  of the session's $(($(mb "$session_lines" "") - $(mb "$floor_lines" ""))) MB over floor," \
+    "file-backed: $(($(mb "$session_lines" "" 3) - $(mb "$floor_lines" "" 3))) MB (app" \
+    "$(($(mb "$session_lines" "^(arbor|memory)" 3) - $(mb "$floor_lines" "^(arbor|memory)" 3))), web" \
+    "$(($(mb "$session_lines" WebKitWeb 3) - $(mb "$floor_lines" WebKitWeb 3))))"
 done

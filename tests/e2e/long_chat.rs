@@ -1,6 +1,7 @@
 //! End to end: a long stored chat in the real app. The window receives only the tail of the
-//! branch (`VIEW_TAIL` entries) and shows its last messages; "Show earlier" first reveals what
-//! it holds, then reads the rest from the store page by page until the first question is shown.
+//! branch (`VIEW_TAIL` entries) and shows its last messages; scrolling to the top brings earlier
+//! ones in, keeping the message read on screen; "Show earlier" first reveals what it holds, then
+//! reads the rest from the store page by page until the first question is shown.
 
 use std::time::{Duration, Instant};
 
@@ -56,8 +57,41 @@ async fn long_chat(session: &DesktopSession, root: &str) -> Result<()> {
         shown < MESSAGES && !first.contains("Question 0:"),
         "the window shows {shown} messages from {first:?}"
     );
+    // Scrolling up to the top brings earlier messages in, without a press, and the message
+    // that was at the top stays on screen (it does not jump away).
+    let kept = client
+        .execute(
+            "const log = document.querySelector('[role=log]'); \
+             const first = log.querySelector('[data-testid=message]'); \
+             log.parentElement.scrollTop = 0; \
+             return first.dataset.nodeId;",
+            vec![],
+        )
+        .await?;
+    let settle = Instant::now() + WAIT;
+    while messages(client).await?.0 <= shown {
+        ensure!(
+            Instant::now() < settle,
+            "scrolling to the top brought no earlier messages in"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let in_view = client
+        .execute(
+            "const scroller = document.querySelector('[role=log]').parentElement; \
+             const kept = scroller.querySelector(`[data-node-id=\"${arguments[0]}\"]`); \
+             const box = kept.getBoundingClientRect(), view = scroller.getBoundingClientRect(); \
+             return box.bottom > view.top && box.top < view.bottom;",
+            vec![kept],
+        )
+        .await?;
+    ensure!(
+        in_view == json!(true),
+        "the message read before the earlier ones came in left the screen"
+    );
+    session.screenshot("long-chat-scrolled-up.png").await?;
     // Reveal, then read from the store, until the first question is there.
-    let deadline = Instant::now() + WAIT;
+    let deadline = Instant::now() + 2 * WAIT;
     let mut read_from_store = false;
     loop {
         let (count, first) = messages(client).await?;
@@ -81,8 +115,10 @@ async fn long_chat(session: &DesktopSession, root: &str) -> Result<()> {
         // The button sits above messages that take their real height as they scroll into
         // view, so a pointer click can land where it was a moment ago: press it in the page.
         let button = if stored == json!(true) {
+            if !read_from_store {
+                session.screenshot("long-chat-load-earlier.png").await?;
+            }
             read_from_store = true;
-            session.screenshot("long-chat-load-earlier.png").await?;
             "[data-testid=load-earlier]"
         } else {
             ".earlier"
