@@ -2,10 +2,11 @@
 //! platforms' webviews have no such setting).
 //!
 //! WebKitGTK (2.42 and later) draws through its DMA-BUF renderer unless
-//! `WEBKIT_DISABLE_DMABUF_RENDERER` says otherwise. Measured here (`scripts/bench-desktop.sh`,
-//! Xvfb, no GPU), that renderer costs the web process about 75 MB more than the older one on
-//! Arbor's window, and its frames are no steadier (`cargo bench --bench webview`); with a GPU it
-//! is the accelerated path, and on NVIDIA's proprietary driver it is known to draw a blank
+//! `WEBKIT_DISABLE_DMABUF_RENDERER` says otherwise. Measured here without a GPU (Xvfb), that
+//! renderer costs the web process about 60–75 MB more on Arbor's window
+//! (`scripts/bench-desktop.sh`), and streams a 20,000-token answer less smoothly: median frame
+//! gap 47 ms against 17, 91 frames over 50 ms against 4 (`cargo bench --bench webview`). With a
+//! GPU it is the accelerated path; on NVIDIA's proprietary driver it is known to draw a blank
 //! window (WebKit bug 262607; tauri-apps/tauri#9304, #10702). So:
 //!
 //! | situation | renderer |
@@ -75,15 +76,16 @@ pub fn decide(env: impl Fn(&str) -> Option<OsString>, machine: Machine) -> Rende
 /// Looks at this machine, decides, and sets the variable WebKit reads. Call it first in `main`,
 /// before any thread starts (the environment is process-wide) and before Tauri creates a window.
 pub fn choose() -> RendererChoice {
-    let choice = decide(|name| std::env::var_os(name), probe());
+    let choice = decide(|name| std::env::var_os(name), this_machine());
     if choice.disables_dmabuf() {
         std::env::set_var(DISABLE_DMABUF, "1");
     }
     choice
 }
 
+/// What this machine offers (a GPU render node, NVIDIA's driver).
 #[cfg(target_os = "linux")]
-fn probe() -> Machine {
+pub fn this_machine() -> Machine {
     let render_node = std::fs::read_dir("/dev/dri").is_ok_and(|entries| {
         entries
             .flatten()
@@ -97,7 +99,7 @@ fn probe() -> Machine {
 
 /// Elsewhere the webview is not WebKitGTK: nothing to choose, so WebKit's default stands.
 #[cfg(not(target_os = "linux"))]
-fn probe() -> Machine {
+pub fn this_machine() -> Machine {
     Machine {
         render_node: true,
         nvidia: false,

@@ -17,6 +17,7 @@ mod mcp_elicitation;
 mod nothing_lost;
 mod package;
 mod permissions;
+mod renderer;
 mod settings;
 mod tools;
 mod tree;

@@ -52,6 +52,7 @@ impl DesktopSession {
             .arg("--native-driver")
             .arg(native_driver)
             .env("DISPLAY", &display_name)
+            .envs(webdriver_renderer())
             .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -176,7 +177,7 @@ impl DesktopSession {
     }
 }
 
-fn start_xvfb() -> Result<(Managed, String)> {
+pub fn start_xvfb() -> Result<(Managed, String)> {
     let xvfb = find_executable("Xvfb").context(
         "Xvfb is not installed: install the Debian package xvfb (scripts/setup.sh does)",
     )?;
@@ -227,5 +228,26 @@ async fn wait_for_port(port: u16, driver: &mut Managed) -> Result<()> {
             bail!("nothing listened on port {port} within 30 s (tauri-driver or WebKitWebDriver)");
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The WebKit renderer the app under WebDriver gets: WebKit's DMA-BUF default, unless the
+/// environment already names one (`WEBKIT_DISABLE_DMABUF_RENDERER=1 cargo bench --bench webview`
+/// measures the other). Without a GPU the app itself would turn DMA-BUF off
+/// (`src-tauri/src/renderer.rs`), and in that mode, under Xvfb, WebKit's automation stalls on
+/// an idle page: a click or a screenshot waits until real X input arrives (an `xdotool
+/// mousemove` releases it). The app's own choice is tested without WebDriver
+/// (`tests/e2e/renderer.rs`).
+fn webdriver_renderer() -> Vec<(&'static str, &'static str)> {
+    let named = [
+        "WEBKIT_DISABLE_DMABUF_RENDERER",
+        "WEBKIT_DISABLE_COMPOSITING_MODE",
+    ]
+    .iter()
+    .any(|name| std::env::var_os(name).is_some());
+    if named {
+        Vec::new()
+    } else {
+        vec![("WEBKIT_DISABLE_DMABUF_RENDERER", "0")]
     }
 }

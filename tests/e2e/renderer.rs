@@ -1,0 +1,98 @@
+//! End to end, without WebDriver: the app chooses its WebKit renderer before WebKit starts
+//! (`src-tauri/src/renderer.rs`). Its web process is started by WebKit with the app's
+//! environment, so that environment shows the choice: DMA-BUF off on a machine without a GPU
+//! render node (this one under Xvfb), and a value the user set left as it was.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+use arbor_desktop::renderer::{decide, this_machine, DISABLE_COMPOSITING, DISABLE_DMABUF};
+
+use crate::support::desktop::start_xvfb;
+use crate::support::process::Managed;
+
+const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
+
+/// The value of `name` in the environment WebKit gave the app's web process (`None`: unset).
+fn web_process_env(app_pid: u32, name: &str) -> Result<Option<String>> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let children = std::fs::read_to_string(format!("/proc/{app_pid}/task/{app_pid}/children"))
+            .unwrap_or_default();
+        for child in children.split_whitespace() {
+            let comm = std::fs::read_to_string(format!("/proc/{child}/comm")).unwrap_or_default();
+            if !comm.starts_with("WebKitWebProces") {
+                continue;
+            }
+            let environ = std::fs::read(format!("/proc/{child}/environ"))
+                .with_context(|| format!("reading the web process's environment ({child})"))?;
+            let prefix = format!("{name}=");
+            return Ok(environ
+                .split(|byte| *byte == 0)
+                .filter_map(|entry| std::str::from_utf8(entry).ok())
+                .find_map(|entry| entry.strip_prefix(&prefix).map(str::to_owned)));
+        }
+        if Instant::now() > deadline {
+            bail!("the app started no web process within a minute");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Starts the app (no project) with `set` in its environment and the renderer variables
+/// otherwise removed; answers what its web process got for `DISABLE_DMABUF`.
+fn launch(display: &str, set: &[(&str, &str)]) -> Result<Option<String>> {
+    let data = tempfile::tempdir()?;
+    let mut command = Command::new(APP);
+    command
+        .env("DISPLAY", display)
+        .env("ARBOR_DATA_DIR", data.path())
+        .env_remove(DISABLE_DMABUF)
+        .env_remove(DISABLE_COMPOSITING)
+        .envs(set.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let child = command.spawn().context("starting the app")?;
+    let pid = child.id();
+    let mut app = Managed::new("arbor-desktop", child);
+    let got = web_process_env(pid, DISABLE_DMABUF);
+    app.stop();
+    got
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_app_chooses_its_renderer_before_webkit_starts_and_a_users_setting_stands() -> Result<()>
+{
+    let _one_app = crate::support::one_app_at_a_time().await;
+    let (_xvfb, display) = start_xvfb()?;
+    let software = std::env::var_os("LIBGL_ALWAYS_SOFTWARE");
+    let expected = decide(
+        |name| {
+            (name == "LIBGL_ALWAYS_SOFTWARE")
+                .then(|| software.clone())
+                .flatten()
+        },
+        this_machine(),
+    );
+    let chosen = launch(&display, &[])?;
+    if expected.disables_dmabuf() {
+        ensure!(
+            chosen.as_deref() == Some("1"),
+            "{expected:?} on this machine, yet the web process got {DISABLE_DMABUF}={chosen:?}"
+        );
+    } else {
+        ensure!(
+            chosen.is_none(),
+            "{expected:?} on this machine, yet the web process got {DISABLE_DMABUF}={chosen:?}"
+        );
+    }
+    // The user's own value, whatever the machine: `0` asks for WebKit's DMA-BUF renderer.
+    let kept = launch(&display, &[(DISABLE_DMABUF, "0")])?;
+    ensure!(
+        kept.as_deref() == Some("0"),
+        "the user's {DISABLE_DMABUF}=0 became {kept:?}"
+    );
+    Ok(())
+}
