@@ -18,8 +18,15 @@ const APP: &str = env!("CARGO_BIN_EXE_arbor-desktop");
 fn web_process_env(app_pid: u32, name: &str) -> Result<Option<String>> {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let children = std::fs::read_to_string(format!("/proc/{app_pid}/task/{app_pid}/children"))
-            .unwrap_or_default();
+        // Any of the app's threads may have started it: each lists its own children.
+        let mut children = String::new();
+        let tasks = std::fs::read_dir(format!("/proc/{app_pid}/task"))
+            .context("the app exited before it started a web process")?;
+        for task in tasks.flatten() {
+            let listed = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            children.push_str(&listed);
+            children.push(' ');
+        }
         for child in children.split_whitespace() {
             let comm = std::fs::read_to_string(format!("/proc/{child}/comm")).unwrap_or_default();
             if !comm.starts_with("WebKitWebProces") {
