@@ -239,15 +239,13 @@ async fn wait_for_port(port: u16, driver: &mut Managed) -> Result<()> {
 /// mousemove` releases it). The app's own choice is tested without WebDriver
 /// (`tests/e2e/renderer.rs`).
 fn webdriver_renderer() -> Vec<(&'static str, &'static str)> {
-    let named = [
-        "WEBKIT_DISABLE_DMABUF_RENDERER",
-        "WEBKIT_DISABLE_COMPOSITING_MODE",
-    ]
-    .iter()
-    .any(|name| std::env::var_os(name).is_some());
+    use arbor_desktop::renderer::{DISABLE_COMPOSITING, DISABLE_DMABUF};
+    let named = [DISABLE_DMABUF, DISABLE_COMPOSITING]
+        .iter()
+        .any(|name| std::env::var_os(name).is_some());
     if named {
         Vec::new()
     } else {
-        vec![("WEBKIT_DISABLE_DMABUF_RENDERER", "0")]
+        vec![(DISABLE_DMABUF, "0")]
     }
 }
