@@ -79,3 +79,13 @@ echo "== peak memory (max RSS)"
 /usr/bin/time -f "one turn:  %M KiB max RSS, %e s wall" "$bin/arbor" -p --no-tools "${common[@]}" --base-url "$one" hello > /dev/null
 /usr/bin/time -f "two turns: %M KiB max RSS, %e s wall" "$bin/arbor" -p "${common[@]}" --base-url "$two" summarize > /dev/null
 /usr/bin/time -f "two turns, --no-session: %M KiB max RSS, %e s wall" "$bin/arbor" -p --no-session "${common[@]}" --base-url "$two" summarize > /dev/null
+# The startup functions placed together by `scripts/link-ordered.sh` (what keeps the code mapped
+# small): how many of the binary's functions its list still names.
+placed=$(ls -t "$bin"/deps/arbor-*.link-order 2>/dev/null | grep -E '/arbor-[0-9a-f]+\.link-order$' | head -n1 || true)
+if [ -n "$placed" ]; then
+  echo "code placement: $(wc -l <"$placed") functions placed together, named by" \
+    "$(wc -l <scripts/link-order/cli.txt) in scripts/link-order/cli.txt (fewer after a compiler" \
+    "or dependency update: run scripts/link-order.sh)"
+else
+  echo "code placement: none (not linked through scripts/link-ordered.sh)"
+fi

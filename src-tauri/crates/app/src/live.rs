@@ -119,6 +119,24 @@ impl std::fmt::Debug for LiveSession {
     }
 }
 
+/// The agent's tools, hooks and subscriptions hold parts of the session that hold the agent (the
+/// recording subscription aborts it; the toolbox and the MCP tools re-offer tools to it):
+/// unhooked here, so a session dropped without [`LiveSession::close`] frees its store
+/// connections. A session dropped in the middle of a run is left hooked: its run still stores
+/// what it produces.
+impl Drop for LiveSession {
+    fn drop(&mut self) {
+        if self.agent.is_streaming() {
+            return;
+        }
+        self.detach();
+        if let Some(toolbox) = self.tools.toolbox() {
+            toolbox.set_on_change(None);
+        }
+        self.agent.set_tools(Vec::new());
+    }
+}
+
 impl LiveSession {
     /// Builds the agent for `config`: the model and key, the tools over the folder, the system
     /// prompt with the project's context files. Nothing is stored until

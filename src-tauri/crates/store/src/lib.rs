@@ -6,14 +6,15 @@
 //! # Database
 //!
 //! `DATA_DIR/arbor.db` ([`Store::open`]: a quick check first, so a damaged file is refused for
-//! writing with [`StoreError::Damaged`]; [`Store::open_read_only`] for readers, which also works
-//! in a read-only folder), WAL journal, `foreign_keys=ON`, `synchronous=NORMAL`,
-//! a 5 s busy timeout. Every write is one short `BEGIN IMMEDIATE` transaction (an import: one
-//! longer one for the whole session), so several connections or processes can write the same
-//! file; a `kill -9` at any moment leaves the database consistent, losing at most the write in
-//! flight. Forward-only migrations in `migrations/NNNN_*.sql` are applied on open and tracked
-//! in `PRAGMA user_version`; `PRAGMA application_id` marks the file as Arbor's, so a foreign or
-//! corrupt file is refused ([`StoreError::NotArborDatabase`]) instead of being modified.
+//! writing with [`StoreError::Damaged`]; [`Store::open_read_only`] for readers, which also works in
+//! a read-only folder), WAL journal (left beside the file at close: SQLite's automatic checkpoint
+//! bounds it, and a short run pays no checkpoint), `foreign_keys=ON`, `synchronous=NORMAL`, a 5 s
+//! busy timeout. Every write is one short `BEGIN IMMEDIATE` transaction (an import: one longer one
+//! for the whole session), so several connections or processes can write the same file; a `kill -9`
+//! at any moment leaves the database consistent, losing at most the write in flight. Forward-only
+//! migrations in `migrations/NNNN_*.sql` are applied on open and tracked in `PRAGMA user_version`;
+//! `PRAGMA application_id` marks the file as Arbor's, so a foreign or corrupt file is refused
+//! ([`StoreError::NotArborDatabase`]) instead of being modified.
 //!
 //! # Schema (version 7)
 //!

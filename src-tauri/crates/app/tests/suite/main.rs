@@ -6,6 +6,8 @@
 mod live;
 
 mod app;
+#[cfg(target_os = "linux")]
+mod closing;
 mod code_state;
 mod composer;
 mod documents;
