@@ -50,7 +50,7 @@ for name in sorted(seen, key=seen.get):
 PY
   echo "scripts/link-order/$1.txt: $(wc -l <"scripts/link-order/$1.txt") functions"
 }
-valgrind_to() { valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/callgrind.$1.%p" "${@:2}"; }
+valgrind_to() { exec valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/callgrind.$1.%p" "${@:2}"; }
 cli_list() {
   cargo build --release --quiet -p arbor-cli -p arbor-test-support
   python3 - "$work/script.json" <<'PY'

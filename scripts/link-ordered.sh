@@ -32,7 +32,7 @@ for arg in "$@"; do
 done
 list=""
 case "$(basename "$output")" in
-  arbor-desktop-*) list=desktop ;;
+  arbor_desktop-*) list=desktop ;;
   arbor-*) [[ "$(basename "$output")" =~ ^arbor-[0-9a-f]+$ ]] && list=cli ;;
 esac
 names="$(dirname "$0")/link-order/$list.txt"

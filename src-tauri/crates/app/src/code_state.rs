@@ -5,12 +5,13 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use arbor_store::Project;
 
 use super::{AppError, LiveSession, Settings, SettingsFile};
 use arbor_coding::sessions::{NodeDiff, RestoreInfo, RestorePreview};
-use arbor_coding::snapshots::{CodeTracker, SnapshotOptions};
+use arbor_coding::snapshots::{CodeTracker, ScanAhead, SnapshotOptions};
 pub use arbor_protocol::views::branch::FilesRestored;
 
 /// The folder of the data folder that holds the projects' shadow repositories.
@@ -30,25 +31,52 @@ pub fn code_tracker(data_dir: &Path, project: &Project) -> Arc<CodeTracker> {
 /// [`code_tracker`] of `project`'s snapshots over another folder: a snapshot of the project
 /// written into a new worktree.
 pub fn code_tracker_in(data_dir: &Path, project: &Project, workspace: &Path) -> Arc<CodeTracker> {
-    let extra_ignores = Settings::load(data_dir)
-        .map(|settings| settings.snapshot_ignores)
-        .unwrap_or_default();
     CodeTracker::new(
         &data_dir
             .join(SNAPSHOTS_DIR)
             .join(format!("{}.git", project.id)),
         workspace,
-        SnapshotOptions {
-            extra_ignores,
-            // Arbor's own data (arbor.db, its WAL, every shadow repository) may lie inside the
-            // project (`arbor` run in `$HOME`): never recorded, restored or diffed.
-            protected_paths: crate::data_dir::owned_data_paths(data_dir),
-            ..SnapshotOptions::default()
-        },
+        snapshot_options(data_dir),
     )
 }
 
+/// What the snapshots of a data folder's projects leave out.
+fn snapshot_options(data_dir: &Path) -> SnapshotOptions {
+    let extra_ignores = Settings::load(data_dir)
+        .map(|settings| settings.snapshot_ignores)
+        .unwrap_or_default();
+    SnapshotOptions {
+        extra_ignores,
+        // Arbor's own data (arbor.db, its WAL, every shadow repository) may lie inside the
+        // project (`arbor` run in `$HOME`): never recorded, restored or diffed.
+        protected_paths: crate::data_dir::owned_data_paths(data_dir),
+        ..SnapshotOptions::default()
+    }
+}
+
+/// Starts walking `workspace` on a thread of its own, as its project's snapshots in `data_dir`
+/// would: for a front end that knows its first user turn when it starts (`arbor -p`), so that
+/// turn's snapshot ([`LiveSession::offer_scan_ahead`]) does not walk the folder after the
+/// request is out. `None` when no thread could be started.
+pub fn scan_ahead(data_dir: &Path, workspace: &Path) -> Option<JoinHandle<ScanAhead>> {
+    let options = snapshot_options(data_dir);
+    let workspace = workspace.to_owned();
+    std::thread::Builder::new()
+        .name("arbor-scan-ahead".into())
+        .spawn(move || ScanAhead::walk(&workspace, options))
+        .ok()
+}
+
 impl LiveSession {
+    /// The stored session's next snapshot (its first user turn's, when the prompt was given as
+    /// the process started) records the workspace as `walk` ([`scan_ahead`]) finds it. Nothing
+    /// when the session is not stored.
+    pub fn offer_scan_ahead(&self, walk: JoinHandle<ScanAhead>) {
+        if let Some(tracker) = self.recorder.as_ref().and_then(|r| r.code_tracker()) {
+            tracker.offer_scan(walk);
+        }
+    }
+
     fn idle(&self) -> Result<(), AppError> {
         if self.agent.is_streaming() {
             return Err(AppError::Busy);

@@ -253,6 +253,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return usage("-p needs a prompt: arbor -p \"your question\" (or pipe text in)");
     }
 
+    // The first user turn is known now: its snapshot's walk of the folder starts at once, beside
+    // everything done before the first request, instead of after it (a stored session in its
+    // own folder; a worktree session's folder is known later).
+    let scan_ahead =
+        (!prompts.is_empty() && !cli.sessions.no_session && cli.sessions.worktree.is_none())
+            .then(|| std::env::current_dir().ok())
+            .flatten()
+            .and_then(|cwd| arbor_app::code_state::scan_ahead(&data_dir, &cwd));
     // A session that lives on (a person at the terminal, RPC, JSON commands on stdin) finds
     // the sandbox while it waits; a one-shot run only at its first command, if any.
     if interactive || cli.mode == Mode::Rpc || (cli.mode == Mode::Json && prompts.is_empty()) {
@@ -322,6 +330,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         let mcp_hub = arbor_app::mcp::new_hub(&keys, mcp_environment);
         session.set_mcp_hub(mcp_hub.clone());
         stored::connect(&mut session, &cli.sessions, stored)?;
+        if let Some(walk) = scan_ahead {
+            session.offer_scan_ahead(walk);
+        }
         // A person answers permission requests in the interactive mode and over RPC; `-p` and
         // JSON refuse what would need one, saying what would allow it.
         session.set_permissions_answerable(matches!(cli.mode, Mode::Rpc) || interactive);

@@ -19,5 +19,6 @@ mod nothing_lost;
 mod permissions;
 mod prompt_and_schemas;
 mod read;
+mod snapshot_ahead;
 mod snapshot_cache;
 mod write;

@@ -28,6 +28,7 @@
 //! starts) and after every tool call that may change files, and stores the snapshot id and the
 //! files changed with the node.
 
+mod ahead;
 mod diff;
 mod exclude;
 pub mod names;
@@ -43,6 +44,7 @@ use std::path::{Path, PathBuf};
 use git2::{Oid, Repository};
 
 // The views of files front ends are shown are arbor-protocol's; snapshots make them.
+pub use ahead::ScanAhead;
 pub use arbor_protocol::views::code::{
     ChangeStatus, FileChange, FileDiff, PlannedChange, SnapshotId,
 };
@@ -69,7 +71,7 @@ fn oid(id: &SnapshotId) -> Result<Oid, SnapshotError> {
 }
 
 /// What snapshots leave out beyond the workspace's own ignore files.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotOptions {
     /// Files larger than this many bytes are not recorded (and never touched by a restore).
     pub max_file_bytes: u64,
@@ -262,10 +264,19 @@ impl Snapshots {
     /// modification time and mode are compared with the last scan), and an unchanged workspace
     /// answers the last id without writing anything.
     pub fn take(&mut self) -> Result<SnapshotId, SnapshotError> {
+        let found = scan::scan(&self.workspace, &self.options, &self.exclusions);
+        self.record(found)
+    }
+
+    /// Records what a walk of the workspace `found` (see [`Snapshots::take`]).
+    fn record(
+        &mut self,
+        found: Result<scan::Scan, SnapshotError>,
+    ) -> Result<SnapshotId, SnapshotError> {
         let scan::Scan {
             files: scanned,
             temporaries,
-        } = scan::scan(&self.workspace, &self.options, &self.exclusions)?;
+        } = found?;
         self.temporaries = temporaries;
         let mut next = HashMap::with_capacity(scanned.len());
         let mut dirty = HashSet::new();

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use git2::Oid;
 
 use super::{
-    FileChange, FileDiff, RestoreOutcome, RestorePlan, SnapshotError, SnapshotId, SnapshotOptions,
-    Snapshots,
+    FileChange, FileDiff, RestoreOutcome, RestorePlan, ScanAhead, SnapshotError, SnapshotId,
+    SnapshotOptions, Snapshots,
 };
 
 /// The shadow repository's reference to the last restore's undo point (a tree): kept there so
@@ -36,6 +36,8 @@ struct TrackerState {
     too_large: bool,
     /// The stale temporary files of killed writes were removed (after the first snapshot).
     cleaned: bool,
+    /// A walk of the workspace started before the first snapshot ([`CodeTracker::offer_scan`]).
+    ahead: Option<std::thread::JoinHandle<ScanAhead>>,
 }
 
 impl std::fmt::Debug for CodeTracker {
@@ -96,6 +98,12 @@ impl CodeTracker {
         let _reported_by_take = self.open(&mut state);
     }
 
+    /// The next [`CodeTracker::take`] records the workspace as `walk` finds it (waiting for it),
+    /// instead of walking it then: for a turn that began when `walk` did (`arbor -p`).
+    pub fn offer_scan(&self, walk: std::thread::JoinHandle<ScanAhead>) {
+        self.lock().ahead = Some(walk);
+    }
+
     /// Records the workspace now; it becomes Arbor's last recorded state. `None` when the
     /// workspace was already found too large to record (that error is returned once, by the
     /// call that found it: a session reports it once, not at every tool call).
@@ -105,8 +113,13 @@ impl CodeTracker {
             return Ok(None);
         }
         let clean = !state.cleaned;
+        let ahead = state.ahead.take();
         let snapshots = self.open(&mut state)?;
-        let taken = snapshots.take();
+        // A walk that panicked is made again here.
+        let taken = match ahead.and_then(|walk| walk.join().ok()) {
+            Some(ahead) => snapshots.take_ahead(ahead),
+            None => snapshots.take(),
+        };
         if clean && taken.is_ok() {
             // A write killed mid-way (kill -9) left its temporary file: gone now.
             snapshots.remove_stale_temporaries();
