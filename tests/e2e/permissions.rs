@@ -194,21 +194,24 @@ async fn permissions_run(
     // 4. The saved rule in the settings, with where it comes from.
     click(client, "[data-testid=open-settings]").await?;
     element(client, "[data-testid=permission-rules]").await?;
-    let rows = client
-        .execute(
-            "return [...document.querySelectorAll('[data-testid=permission-rule-row]')] \
-             .map(r => [r.textContent, r.dataset.effect, r.dataset.source]);",
-            vec![],
-        )
-        .await?;
-    let rows: Vec<(String, String, String)> = serde_json::from_value(rows)?;
-    ensure!(
-        rows.iter()
-            .any(|(text, effect, source)| text.contains(rule.trim())
-                && effect == "allow"
-                && source == "project"),
-        "the saved rule in settings: {rows:?}"
-    );
+    // The section reads the project's permissions again when it opens (`permissions.load()`).
+    until("the saved rule in the settings", async || {
+        let rows = client
+            .execute(
+                "return [...document.querySelectorAll('[data-testid=permission-rule-row]')] \
+                 .map(r => [r.textContent, r.dataset.effect, r.dataset.source]);",
+                vec![],
+            )
+            .await?;
+        let rows: Vec<(String, String, String)> = serde_json::from_value(rows)?;
+        Ok(rows
+            .iter()
+            .any(|(text, effect, source)| {
+                text.contains(rule.trim()) && effect == "allow" && source == "project"
+            })
+            .then_some(()))
+    })
+    .await?;
     let sandbox = element(client, "[data-testid=sandbox-status]").await?;
     ensure!(sandbox.attr("data-backend").await?.as_deref() == Some("bubblewrap"));
     session.screenshot("permissions-settings-rules.png").await?;

@@ -309,6 +309,11 @@ fn bad_node_input_is_refused() {
 /// Damages the page holding the end of `marker` in `data/arbor.db` (its WAL folded in first).
 fn damage_page_with(data: &std::path::Path, marker: &str) {
     let db = data.join("arbor.db");
+    // Closing a store leaves its write-ahead log: fold it into the file first.
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
     let bytes = std::fs::read(&db).unwrap();
     let needle = &marker.as_bytes()[marker.len() - 64..];
     let at = bytes

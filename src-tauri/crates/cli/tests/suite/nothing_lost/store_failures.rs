@@ -169,8 +169,12 @@ async fn a_damaged_database_is_detected_and_still_exported() {
 }
 
 /// `sqlite3`-free WAL checkpoint: opening the store for writing folds the WAL in at close.
-fn rusqlite_checkpoint(db: &Path) -> arbor_store::Store {
-    arbor_store::Store::open(db.parent().unwrap()).unwrap()
+/// Folds the write-ahead log into the database file (closing a store leaves it).
+fn rusqlite_checkpoint(db: &Path) -> rusqlite::Connection {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
+    conn
 }
 
 /// A read-only data folder (a read-only bind mount: root cannot write there either) still
