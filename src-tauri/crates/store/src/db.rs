@@ -60,17 +60,11 @@ pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 /// (several connections and processes writing the same file is supported).
 pub struct Store {
     pub(crate) conn: Connection,
-    path: PathBuf,
+    pub(crate) path: PathBuf,
     /// What the quick check run in the background (a large database) found: writes refuse
     /// once it reports damage.
-    damage: Arc<Mutex<Option<Vec<String>>>>,
+    pub(crate) damage: Arc<Mutex<Option<Vec<String>>>>,
 }
-
-/// A database up to this size is quick-checked before `open` returns (a millisecond or two); a
-/// larger one in the background, so a session's first request is not held up by it (the check
-/// reads every page and the full-text index: 1.5 MB about 8 ms, 156 MB 200 ms — every `arbor
-/// -p` run would pay that before its request).
-const CHECK_BEFORE_OPEN_MAX_BYTES: u64 = 512 * 1024;
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -136,12 +130,7 @@ impl Store {
             damage: Arc::default(),
         };
         store.configure()?;
-        let size = std::fs::metadata(path).map_or(0, |m| m.len());
-        if size <= CHECK_BEFORE_OPEN_MAX_BYTES {
-            store.quick_check()?;
-        } else {
-            store.quick_check_in_background();
-        }
+        store.check_at_open()?;
         store.migrate()?;
         Ok(store)
     }
@@ -226,43 +215,6 @@ impl Store {
             problems.push(format!("full-text index: {e}"));
         }
         Ok(problems)
-    }
-
-    /// SQLite's quick check (pages, records and the b-trees, without comparing indexes to
-    /// tables): damaged pages refuse the open for writing, with what to do.
-    fn quick_check(&self) -> Result<()> {
-        match quick_check_problems(&self.conn) {
-            None => Ok(()),
-            Some(problems) => Err(StoreError::Damaged {
-                path: self.path.clone(),
-                problems,
-            }),
-        }
-    }
-
-    /// [`Store::quick_check`] on a connection of its own, off the caller's thread: damage it
-    /// finds makes every later write refuse (`Damaged`). A check that cannot start finds
-    /// nothing (the writes themselves still fail on damaged pages).
-    fn quick_check_in_background(&self) {
-        let (path, damage) = (self.path.clone(), self.damage.clone());
-        let _detached = std::thread::Builder::new()
-            .name("arbor-store-check".into())
-            .spawn(move || {
-                lower_this_threads_priority();
-                // After the session's first request is out: a run then waits on the provider
-                // for seconds, and the check's reading costs it nothing; a run over sooner
-                // (`arbor -p` against a local model) does not pay for it at all.
-                std::thread::sleep(BACKGROUND_CHECK_DELAY);
-                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-                let Ok(conn) = Connection::open_with_flags(&path, flags) else {
-                    return;
-                };
-                if let Some(problems) = quick_check_problems(&conn) {
-                    if let Ok(mut slot) = damage.lock() {
-                        *slot = Some(problems);
-                    }
-                }
-            });
     }
 
     /// Reads the header and checks the file is Arbor's; `reading`: also that its schema is the
@@ -409,36 +361,6 @@ impl Store {
             other => other,
         }
     }
-}
-
-/// How long after `open` the background quick check starts.
-const BACKGROUND_CHECK_DELAY: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// The background check reads the whole database: it must not take a core from the session's
-/// first request (`arbor -p` is over in tens of milliseconds on two cores), so its thread
-/// runs at the lowest priority. Linux sets a priority per thread; elsewhere it keeps the
-/// process's.
-#[cfg(target_os = "linux")]
-fn lower_this_threads_priority() {
-    let thread = rustix::thread::gettid();
-    // A refusal (a seccomp filter, say) only leaves the usual priority.
-    let _ = rustix::process::setpriority_process(Some(thread), 19);
-}
-
-#[cfg(not(target_os = "linux"))]
-fn lower_this_threads_priority() {}
-
-/// The problems `PRAGMA quick_check` reports (`None`: healthy); a check that stops on a
-/// damaged page is a problem too.
-fn quick_check_problems(conn: &Connection) -> Option<Vec<String>> {
-    let rows: Vec<String> = conn
-        .prepare("PRAGMA quick_check(20)")
-        .and_then(|mut stmt| {
-            stmt.query_map([], |r| r.get::<_, String>(0))?
-                .collect::<rusqlite::Result<Vec<String>>>()
-        })
-        .unwrap_or_else(|e| vec![e.to_string()]);
-    (rows.len() != 1 || rows[0] != "ok").then_some(rows)
 }
 
 /// `path` for an SQLite `file:` URI (the characters URIs reserve, percent-encoded).

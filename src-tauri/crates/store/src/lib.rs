@@ -90,6 +90,7 @@
 //! handed out unchecked, for a caller that parses every message anyway (resuming a session).
 
 mod appended;
+mod check;
 mod code;
 mod context;
 mod db;

@@ -376,3 +376,44 @@ fn damaged_pages_refuse_writing() {
         assert!(!reader.check_integrity().unwrap().is_empty());
     }
 }
+
+/// The check at open runs table by table: damage in an index, or in a table of the full-text
+/// index, is found as surely as in a table's rows.
+#[test]
+fn damage_in_any_table_or_index_is_refused_at_open() {
+    for object in ["nodes_by_session_parent", "nodes_fts_data", "sessions"] {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        {
+            let store = Store::open(&data).unwrap();
+            let (_, s) = session(&store, &dir);
+            for i in 0..3 {
+                user(&store, &s.id, &format!("message {i}"));
+            }
+        }
+        let db = data.join("arbor.db");
+        let root: i64 = {
+            let c = rusqlite::Connection::open(&db).unwrap();
+            c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+            c.query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name = ?1",
+                [object],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        let mut bytes = std::fs::read(&db).unwrap();
+        let page = usize::try_from(root - 1).unwrap() * 4096;
+        // An impossible page type and cell count in the page's header.
+        bytes[page..page + 8].fill(0xff);
+        std::fs::write(&db, bytes).unwrap();
+        match Store::open(&data) {
+            Err(StoreError::Damaged { problems, .. }) => {
+                assert!(!problems.is_empty(), "{object}");
+                assert!(problems.len() <= 20, "{object}: {problems:?}");
+            }
+            Err(other) => panic!("{object}: {other}"),
+            Ok(_) => panic!("damage in {object} was not found at open"),
+        }
+    }
+}
