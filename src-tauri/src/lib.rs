@@ -17,6 +17,8 @@ mod command_table;
 mod commands;
 mod error;
 mod file_commands;
+#[cfg(test)]
+mod link_order;
 mod mcp_commands;
 mod permission_commands;
 #[cfg(test)]

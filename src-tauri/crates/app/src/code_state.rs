@@ -59,11 +59,12 @@ fn snapshot_options(data_dir: &Path) -> SnapshotOptions {
 /// turn's snapshot ([`LiveSession::offer_scan_ahead`]) does not walk the folder after the
 /// request is out. `None` when no thread could be started.
 pub fn scan_ahead(data_dir: &Path, workspace: &Path) -> Option<JoinHandle<ScanAhead>> {
-    let options = snapshot_options(data_dir);
-    let workspace = workspace.to_owned();
+    let (data_dir, workspace) = (data_dir.to_owned(), workspace.to_owned());
     std::thread::Builder::new()
         .name("arbor-scan-ahead".into())
-        .spawn(move || ScanAhead::walk(&workspace, options))
+        // The options too are read on the thread (the settings file, the data folder's
+        // listing): the caller goes on to its own start-up at once.
+        .spawn(move || ScanAhead::walk(&workspace, snapshot_options(&data_dir)))
         .ok()
 }
 
