@@ -204,6 +204,8 @@ impl AgentTool for CreateToolTool {
             )
             .map_err(|error| ToolError::respond(error.to_string()))?;
         if !self.toolbox.is_answerable() {
+            // Nobody will answer here (answerability changed since the proposal): nothing waits.
+            self.toolbox.stop_waiting(&review.approval_id);
             return Ok(ToolOutput::text(format!(
                 "Proposed `{}`; it awaits the user's approval (`arbor tools approve {}`) and is \
                  not available until then.",

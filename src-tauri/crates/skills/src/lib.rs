@@ -30,6 +30,8 @@ mod listing;
 mod manifest;
 mod review;
 mod toolbox;
+#[cfg(test)]
+mod waiting_tests;
 
 /// The file helpers a script may be granted (`allowed-tools`), with their plain words.
 pub use arbor_js::Helper;

@@ -92,6 +92,10 @@ impl Toolbox {
             })
         })?;
         let review = self.review(&approval.id)?;
+        if self.is_answerable() {
+            // Before the announcement: an answer may come back before `create_tool` waits.
+            self.expect_wait(&review.approval_id);
+        }
         self.emit(CodingEvent::ApprovalRequested {
             approval_id: review.approval_id.clone(),
             kind: review.kind.clone(),

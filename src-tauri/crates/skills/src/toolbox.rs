@@ -69,6 +69,10 @@ struct State {
     store: Store,
     sink: Option<EventSink>,
     waiting: HashMap<String, oneshot::Sender<Decision>>,
+    /// Proposals announced to a person who can answer, whose `create_tool` call is about to
+    /// wait: a decision that comes before the call waits is kept here for it (the front end
+    /// sees `approval_requested` before the call reaches [`Toolbox::wait_for`]).
+    announced: HashMap<String, Option<Decision>>,
     /// Called after a decision or a revoke: the session offers the new set of tools.
     on_change: Option<Arc<dyn Fn() + Send + Sync>>,
 }
@@ -111,6 +115,7 @@ impl Toolbox {
                 store,
                 sink: None,
                 waiting: HashMap::new(),
+                announced: HashMap::new(),
                 on_change: None,
             }),
         })
@@ -277,18 +282,38 @@ impl Toolbox {
     /// Waits for the decision on `approval_id` (a `create_tool` call).
     pub(crate) fn wait_for(&self, approval_id: &str) -> oneshot::Receiver<Decision> {
         let (sender, receiver) = oneshot::channel();
-        self.lock().waiting.insert(approval_id.to_owned(), sender);
+        let mut state = self.lock();
+        match state.announced.remove(approval_id).flatten() {
+            // Decided between the announcement and now.
+            Some(decision) => {
+                let _ = sender.send(decision);
+            }
+            None => {
+                state.waiting.insert(approval_id.to_owned(), sender);
+            }
+        }
         receiver
     }
 
+    /// Marks `approval_id` as announced to someone who can answer, before the announcement
+    /// goes out: see `State::announced`.
+    pub(super) fn expect_wait(&self, approval_id: &str) {
+        self.lock().announced.insert(approval_id.to_owned(), None);
+    }
+
     pub(crate) fn stop_waiting(&self, approval_id: &str) {
-        self.lock().waiting.remove(approval_id);
+        let mut state = self.lock();
+        state.waiting.remove(approval_id);
+        state.announced.remove(approval_id);
     }
 
     fn notify(&self, approval_id: &str, decision: Decision) {
-        let waiting = self.lock().waiting.remove(approval_id);
-        if let Some(sender) = waiting {
+        let mut state = self.lock();
+        if let Some(sender) = state.waiting.remove(approval_id) {
+            drop(state);
             let _ = sender.send(decision);
+        } else if let Some(early) = state.announced.get_mut(approval_id) {
+            *early = Some(decision);
         }
     }
 
