@@ -20,6 +20,7 @@ mod file_commands;
 #[cfg(test)]
 mod link_order;
 mod mcp_commands;
+pub mod memory;
 mod permission_commands;
 #[cfg(test)]
 mod portability;
@@ -108,6 +109,8 @@ fn close_window(window: &tauri::Window, api: &tauri::CloseRequestApi) {
             }
         }
         let _ = window.destroy();
+        // The closed window's sessions are gone.
+        memory::release_freed_soon();
     });
 }
 

@@ -163,6 +163,18 @@ pub async fn open(
     opening: Opening,
     events: Channel<SessionEvent>,
 ) -> Result<SessionView> {
+    let view = open_view(window, state, opening, events).await;
+    // Reading a long session allocates its whole branch on the way to the view.
+    crate::memory::release_freed_soon();
+    view
+}
+
+async fn open_view(
+    window: &Window,
+    state: &State<'_, DesktopState>,
+    opening: Opening,
+    events: Channel<SessionEvent>,
+) -> Result<SessionView> {
     let label = window.label().to_owned();
     let project = state.project(&label)?;
     let arbor = state.app()?;
