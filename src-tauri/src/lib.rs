@@ -17,6 +17,7 @@ mod command_table;
 mod commands;
 mod error;
 mod file_commands;
+pub mod js_engine;
 #[cfg(test)]
 mod link_order;
 mod mcp_commands;

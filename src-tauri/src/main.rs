@@ -9,6 +9,8 @@ fn main() -> std::process::ExitCode {
     arbor_desktop::memory::limit_arenas();
     // Before any thread starts and before WebKit reads it.
     arbor_desktop::renderer::choose();
+    // Before any thread starts and before WebKit starts its web process.
+    arbor_desktop::js_engine::choose();
     match arbor_desktop::run() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
