@@ -28,10 +28,6 @@ pub fn forward(channel: Channel<SessionEvent>) -> impl Fn(&SessionEvent) + Send 
         let _ = channel.send(event);
     }));
     move |event| {
-        // A run frees most of what its stream allocated.
-        if matches!(event, SessionEvent::Agent(AgentEvent::AgentEnd { .. })) {
-            crate::memory::release_freed_soon();
-        }
         let _ = sender.send(event.clone());
     }
 }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use arbor_app::{blocking, AppError, SessionStart, SessionView};
 use arbor_protocol::views::worktrees::{ActivityState, SessionActivity};
-use arbor_protocol::{CodingEvent, SessionEvent};
+use arbor_protocol::{AgentEvent, CodingEvent, SessionEvent};
 use tauri::ipc::Channel;
 use tauri::{Manager, State, Window};
 use tokio::sync::RwLock;
@@ -69,6 +69,10 @@ fn activity_sink(
     // node, after its run started — the state is sent again then, with the id.
     let known = Mutex::new((session_id, None::<ActivityState>));
     move |event| {
+        // A run, shown or in the background, frees most of what its stream allocated.
+        if matches!(event, SessionEvent::Agent(AgentEvent::AgentEnd { .. })) {
+            crate::memory::release_freed_soon();
+        }
         let Ok(mut known) = known.lock() else {
             return;
         };
