@@ -143,13 +143,14 @@ impl SessionTools {
     }
 }
 
-/// The toolbox of the project a recorder stores into (its own store connection).
+/// The toolbox of the project a recorder stores into (its own store connection, opened when
+/// first used).
 pub(crate) fn toolbox_for(recorder: &SessionRecorder, workspace: &Path) -> Option<Arc<Toolbox>> {
     let (data_dir, store) = recorder.with_store(|store| {
         let data_dir = store.path().parent().map(Path::to_owned)?;
-        Some((data_dir, store.open_another().ok()?))
+        Some((data_dir, store.another_later()))
     })?;
-    Some(Toolbox::new(
+    Some(Toolbox::connecting_later(
         store,
         workspace,
         &data_dir,

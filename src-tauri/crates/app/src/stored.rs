@@ -66,6 +66,15 @@ impl StoredSessions {
         })
     }
 
+    /// For a run's permissions (`--no-session`): opened as for storing, but only when the
+    /// data folder has a database (`None`: nothing was ever stored, so nothing was saved).
+    pub fn open_if_stored(data_dir: &Path) -> Result<Option<Self>, AppError> {
+        if !data_dir.join(DB_FILE_NAME).exists() {
+            return Ok(None);
+        }
+        Self::open(data_dir).map(Some)
+    }
+
     pub(crate) fn data_dir(&self) -> &Path {
         &self.data_dir
     }

@@ -261,6 +261,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .then(|| std::env::current_dir().ok())
             .flatten()
             .and_then(|cwd| arbor_app::code_state::scan_ahead(&data_dir, &cwd));
+    let opening = stored::open_beside(&cli.sessions, &data_dir);
     // A session that lives on (a person at the terminal, RPC, JSON commands on stdin) finds
     // the sandbox while it waits; a one-shot run only at its first command, if any.
     if interactive || cli.mode == Mode::Rpc || (cli.mode == Mode::Json && prompts.is_empty()) {
@@ -302,11 +303,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let tool_environment = arbor_app::tool_environment(&catalog, &keys, &pass_through);
     let mcp_environment = tool_environment.clone();
     // One connection to the database for the whole run (permissions, then the session).
-    let stored = stored::open(&cli.sessions, &data_dir)?;
-    let permissions = match &stored {
-        Some(stored) => arbor_app::permissions::load_setup_stored(stored, &cwd, &overrides)?,
+    let database = opening.wait()?;
+    let permissions = match &database {
+        Some(database) => arbor_app::permissions::load_setup_stored(database, &cwd, &overrides)?,
         None => arbor_app::permissions::load_setup_in(&data_dir, &cwd, &overrides)?,
     };
+    let stored = database.filter(|_| !cli.sessions.no_session);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -12,13 +12,47 @@ use arbor_app::{SessionTreeView, StoredSessions};
 use crate::args::SessionArgs;
 use arbor_app::LiveSession;
 
-/// The data folder's sessions the run stores into: `None` with `--no-session`, else
-/// `DATA_DIR/arbor.db` (created when missing).
-pub fn open(args: &SessionArgs, data_dir: &Path) -> anyhow::Result<Option<StoredSessions>> {
-    if args.no_session {
-        return Ok(None);
+/// The data folder's database, opening on a thread of its own while the rest of start-up
+/// (catalogue, settings, keys, the model) goes on: reading its schema and its write-ahead
+/// log is most of what a stored run does before its first request that `--no-session` does
+/// not. See [`open_beside`].
+pub enum Opening {
+    Beside(std::thread::JoinHandle<anyhow::Result<Option<StoredSessions>>>),
+    Done(anyhow::Result<Option<StoredSessions>>),
+}
+
+/// Starts opening the database a run reads its project's permissions from and stores into:
+/// `DATA_DIR/arbor.db` (created when missing); with `--no-session` only read for the
+/// permissions, and only if it exists (`None` otherwise).
+pub fn open_beside(args: &SessionArgs, data_dir: &Path) -> Opening {
+    let (data_dir, stores) = (data_dir.to_owned(), !args.no_session);
+    let open = move || -> anyhow::Result<Option<StoredSessions>> {
+        Ok(if stores {
+            Some(StoredSessions::open(&data_dir)?)
+        } else {
+            StoredSessions::open_if_stored(&data_dir)?
+        })
+    };
+    match std::thread::Builder::new()
+        .name("arbor-open-store".into())
+        .spawn(open.clone())
+    {
+        Ok(handle) => Opening::Beside(handle),
+        // No thread to be had: opened here, as it used to be.
+        Err(_) => Opening::Done(open()),
     }
-    Ok(Some(StoredSessions::open(data_dir)?))
+}
+
+impl Opening {
+    /// The open database (see [`open_beside`]), waiting for it.
+    pub fn wait(self) -> anyhow::Result<Option<StoredSessions>> {
+        match self {
+            Opening::Beside(handle) => handle
+                .join()
+                .map_err(|_| anyhow::anyhow!("opening the database failed unexpectedly"))?,
+            Opening::Done(result) => result,
+        }
+    }
 }
 
 /// Connects `session` to `stored` (see [`open`]) as the flags ask: a recorder for the project

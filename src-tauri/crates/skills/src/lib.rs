@@ -22,6 +22,8 @@ use std::sync::Arc;
 /// Where the toolbox sends its events (proposals waiting, decisions).
 pub type EventSink = Arc<dyn Fn(&arbor_protocol::CodingEvent) + Send + Sync>;
 
+#[cfg(test)]
+mod connection_tests;
 mod dynamic;
 mod folder;
 mod host;

@@ -9,16 +9,29 @@ use super::manifest::{ManifestProblem, SKILL_FILE};
 use super::review::{decode_files, encode_files};
 use super::toolbox::{Toolbox, ToolboxError};
 
+/// Whether a list names the proposals whose files are not written yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Proposals {
+    Listed,
+    /// Left out: what is offered to the model (never a proposal), so a project without tool
+    /// folders is listed without reading the store.
+    Left,
+}
+
 impl Toolbox {
     /// Every tool: built-ins, then the folders found (project first), then proposals not on
     /// disk yet. A folder without an approval of its exact files is put up for review (so it
     /// has an approval to answer).
     pub fn list(&self) -> Result<ToolList, ToolboxError> {
-        Ok(self.list_with_folders()?.0)
+        Ok(self.list_with_folders(Proposals::Listed)?.0)
     }
 
-    /// [`Toolbox::list`] and the folders it was made from (one read of the disk for both).
-    pub(super) fn list_with_folders(&self) -> Result<(ToolList, Vec<ToolFolder>), ToolboxError> {
+    /// [`Toolbox::list`] and the folders it was made from (one read of the disk for both);
+    /// with [`Proposals::Left`], without the proposals not on disk yet.
+    pub(super) fn list_with_folders(
+        &self,
+        proposals: Proposals,
+    ) -> Result<(ToolList, Vec<ToolFolder>), ToolboxError> {
         let (folders, shadowed) = discover(&self.workspace, &self.data_dir);
         let mut tools: Vec<ToolEntry> = self
             .builtins
@@ -47,6 +60,9 @@ impl Toolbox {
             let mut entry = self.entry_of(folder, &builtin_names)?;
             entry.shadows_user_tool = shadowed.contains(&folder.name);
             tools.push(entry);
+        }
+        if proposals == Proposals::Left {
+            return Ok((ToolList { tools }, folders));
         }
         // Proposals whose files are not written yet.
         let approvals = self.with_store(|s| s.tool_approvals(&self.project_id, None))?;

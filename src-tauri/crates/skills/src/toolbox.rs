@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use arbor_agent::AgentTool;
 use arbor_protocol::views::tools::ToolRun;
-use arbor_store::{ApprovalStatus, Store, StoreError, ToolApproval};
+use arbor_store::{AnotherConnection, ApprovalStatus, Store, StoreError, ToolApproval};
 use tokio::sync::oneshot;
 
 use super::dynamic::ModelTool;
@@ -65,8 +65,30 @@ pub enum Decision {
     Rejected(Option<String>),
 }
 
+/// The toolbox's own connection to the store: opened at its first use when it was given as
+/// [`AnotherConnection`] (a run whose project has no tools of the model's never opens it).
+enum Connection {
+    Open(Store),
+    Later(AnotherConnection),
+}
+
+impl Connection {
+    fn store(&mut self) -> Result<&Store, StoreError> {
+        if let Connection::Later(later) = self {
+            *self = Connection::Open(later.open()?);
+        }
+        match self {
+            Connection::Open(store) => Ok(store),
+            // Replaced just above (or the open failed and returned).
+            Connection::Later(_) => Err(StoreError::InvalidInput(
+                "the toolbox's connection did not open".into(),
+            )),
+        }
+    }
+}
+
 struct State {
-    store: Store,
+    store: Connection,
     sink: Option<EventSink>,
     waiting: HashMap<String, oneshot::Sender<Decision>>,
     /// Proposals announced to a person who can answer, whose `create_tool` call is about to
@@ -104,6 +126,26 @@ impl Toolbox {
     /// The tools of the project `project_id` at `workspace`, with the user's in `data_dir`;
     /// `store` is a connection of its own.
     pub fn new(store: Store, workspace: &Path, data_dir: &Path, project_id: &str) -> Arc<Self> {
+        Self::with_connection(Connection::Open(store), workspace, data_dir, project_id)
+    }
+
+    /// [`Toolbox::new`] with a connection of its own opened when the store is first needed
+    /// (a session's toolbox: most runs list no tools of the model's and record none).
+    pub fn connecting_later(
+        store: AnotherConnection,
+        workspace: &Path,
+        data_dir: &Path,
+        project_id: &str,
+    ) -> Arc<Self> {
+        Self::with_connection(Connection::Later(store), workspace, data_dir, project_id)
+    }
+
+    fn with_connection(
+        store: Connection,
+        workspace: &Path,
+        data_dir: &Path,
+        project_id: &str,
+    ) -> Arc<Self> {
         Arc::new(Self {
             workspace: workspace.to_owned(),
             data_dir: data_dir.to_owned(),
@@ -179,8 +221,17 @@ impl Toolbox {
         }
     }
 
-    pub(crate) fn with_store<R>(&self, f: impl FnOnce(&Store) -> R) -> R {
-        f(&self.lock().store)
+    pub(crate) fn with_store<T>(
+        &self,
+        f: impl FnOnce(&Store) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        f(self.lock().store.store()?)
+    }
+
+    /// Whether the toolbox's own connection is open yet.
+    #[cfg(test)]
+    pub(crate) fn is_connected(&self) -> bool {
+        matches!(self.lock().store, Connection::Open(_))
     }
 
     pub(crate) fn project_id(&self) -> &str {
@@ -327,7 +378,7 @@ impl Toolbox {
     /// The tools the model is offered now: approved ones whose files are exactly the approved
     /// files (anything else is pending, or invalid).
     pub fn offered(self: &Arc<Self>) -> Vec<Arc<dyn AgentTool>> {
-        let Ok((list, folders)) = self.list_with_folders() else {
+        let Ok((list, folders)) = self.list_with_folders(super::listing::Proposals::Left) else {
             return Vec::new();
         };
         let mut offered: Vec<Arc<dyn AgentTool>> = Vec::new();

@@ -72,6 +72,29 @@ impl std::fmt::Debug for Store {
     }
 }
 
+/// Another connection to an open [`Store`]'s database, not opened yet ([`Store::another_later`]).
+#[derive(Debug, Clone)]
+pub struct AnotherConnection {
+    path: PathBuf,
+    damage: Arc<Mutex<Option<Vec<String>>>>,
+}
+
+impl AnotherConnection {
+    /// Opens the connection (as [`Store::open_another`]).
+    pub fn open(&self) -> Result<Store> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(&self.path, flags)
+            .map_err(|e| open_error(&self.path, "cannot open the database file", e))?;
+        let store = Store {
+            conn,
+            path: self.path.clone(),
+            damage: Arc::clone(&self.damage),
+        };
+        store.configure()?;
+        Ok(store)
+    }
+}
+
 impl Store {
     /// Opens (creating if needed) `DATA_DIR/arbor.db`, creating the folder too, and brings the
     /// schema up to date.
@@ -140,16 +163,17 @@ impl Store {
     /// one opened, so it is not again, and damage either connection's check finds is seen by
     /// both.
     pub fn open_another(&self) -> Result<Store> {
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(&self.path, flags)
-            .map_err(|e| open_error(&self.path, "cannot open the database file", e))?;
-        let store = Store {
-            conn,
+        self.another_later().open()
+    }
+
+    /// What [`Store::open_another`] needs, to open that connection only when it is first used:
+    /// a connection costs a read of the schema (about 0.4 ms), which a part that seldom writes
+    /// (most runs of `arbor -p` never touch the model's tools' approvals) need not pay.
+    pub fn another_later(&self) -> AnotherConnection {
+        AnotherConnection {
             path: self.path.clone(),
             damage: Arc::clone(&self.damage),
-        };
-        store.configure()?;
-        Ok(store)
+        }
     }
 
     /// The database file this store writes.

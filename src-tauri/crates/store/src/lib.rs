@@ -110,7 +110,9 @@ mod tree;
 mod worktrees;
 
 pub use appended::AppendedNode;
-pub use db::{Store, APPLICATION_ID, BUSY_TIMEOUT, DB_FILE_NAME, SCHEMA_VERSION};
+pub use db::{
+    AnotherConnection, Store, APPLICATION_ID, BUSY_TIMEOUT, DB_FILE_NAME, SCHEMA_VERSION,
+};
 pub use error::{Result, StoreError};
 pub use import::{ImportedNode, ImportedSession};
 pub use model::{

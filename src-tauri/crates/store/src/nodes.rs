@@ -6,8 +6,8 @@ use serde_json::value::RawValue;
 use crate::db::Store;
 use crate::error::{Result, StoreError};
 use crate::ids::{new_id, now_ms, resolve, IdTable};
-use crate::model::{first_line, raw_json, NewNode, Node, NodeKind};
-use crate::sessions::{load_session, resolve_node_in};
+use crate::model::{first_line, raw_json, NewNode, Node, NodeKind, Session};
+use crate::sessions::{insert_session, load_session, resolve_node_in};
 
 /// Longest automatic title, in characters.
 const TITLE_MAX_CHARS: usize = 80;
@@ -66,6 +66,141 @@ enum Parent {
     Node(String),
 }
 
+/// A node checked and serialized before its transaction begins.
+struct PreparedNode {
+    node: NewNode,
+    /// Serialized once: the text is stored and handed back as the node's raw content.
+    content: Box<RawValue>,
+    usage: Option<Box<RawValue>>,
+    tokens_before: Option<i64>,
+    id: String,
+    now: i64,
+}
+
+impl PreparedNode {
+    fn new(node: NewNode) -> Result<Self> {
+        match (node.kind, &node.first_kept_id) {
+            (NodeKind::Compaction, None) => {
+                return Err(StoreError::InvalidInput(
+                    "a compaction node needs first_kept_id (the first node it keeps)".into(),
+                ))
+            }
+            (kind, Some(_)) if kind != NodeKind::Compaction => {
+                return Err(StoreError::InvalidInput(format!(
+                    "only compaction nodes have first_kept_id, not {}",
+                    kind.as_str()
+                )))
+            }
+            _ => {}
+        }
+        Ok(Self {
+            tokens_before: node
+                .tokens_before
+                .map(|t| i64::try_from(t).unwrap_or(i64::MAX)),
+            content: serde_json::value::to_raw_value(&node.content)?,
+            usage: node
+                .usage
+                .as_ref()
+                .map(serde_json::value::to_raw_value)
+                .transpose()?,
+            id: new_id(),
+            now: now_ms(),
+            node,
+        })
+    }
+}
+
+/// Inserts `prepared` into `session_id` (exact id) under `parent` and makes it the leaf, inside
+/// the caller's transaction.
+fn insert_node(
+    c: &Connection,
+    session_id: &str,
+    parent: &Parent,
+    prepared: PreparedNode,
+) -> Result<Node> {
+    let PreparedNode {
+        node,
+        content,
+        usage,
+        tokens_before,
+        id,
+        now,
+    } = prepared;
+    let session = load_session(c, session_id)?;
+    let parent_id = match parent {
+        Parent::Node(p) => Some(resolve_node_in(c, session_id, p)?),
+        Parent::Leaf => session.leaf_id.clone(),
+        Parent::Root => None,
+    };
+    let first_kept_id = match &node.first_kept_id {
+        None => None,
+        Some(k) => {
+            let k = resolve_node_in(c, session_id, k)?;
+            let on_path = match &parent_id {
+                Some(p) => is_ancestor_or_self(c, &k, p)?,
+                None => false,
+            };
+            if !on_path {
+                return Err(StoreError::InvalidInput(format!(
+                    "compaction keeps from node {k}, which is not on the path it is appended to"
+                )));
+            }
+            Some(k)
+        }
+    };
+    c.prepare_cached(
+        "INSERT INTO nodes (id, session_id, parent_id, kind, role, content, text, usage,
+                            aborted, first_kept_id, tokens_before, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    )?
+    .execute(params![
+        id,
+        session_id,
+        parent_id,
+        node.kind.as_str(),
+        node.role,
+        content.get(),
+        node.text,
+        usage.as_deref().map(RawValue::get),
+        node.aborted,
+        first_kept_id,
+        tokens_before,
+        now
+    ])?;
+    if let Some(code) = &node.code {
+        c.prepare_cached(
+            "INSERT INTO node_code (node_id, session_id, snapshot, files)
+             VALUES (?1, ?2, ?3, ?4)",
+        )?
+        .execute(params![id, session_id, code.snapshot, code.files])?;
+    }
+    let title =
+        if node.kind == NodeKind::User && !session.title_is_custom && session.title.is_empty() {
+            first_line(&node.text, TITLE_MAX_CHARS)
+        } else {
+            session.title
+        };
+    c.prepare_cached(
+        "UPDATE sessions SET leaf_id = ?2, updated_at = max(updated_at, ?3), title = ?4
+         WHERE id = ?1",
+    )?
+    .execute(params![session_id, id, now, title])?;
+    Ok(Node {
+        id,
+        session_id: session_id.to_owned(),
+        parent_id,
+        kind: node.kind,
+        role: node.role,
+        content,
+        text: node.text,
+        usage,
+        aborted: node.aborted,
+        first_kept_id,
+        tokens_before: node.tokens_before,
+        created_at: now,
+    })
+}
+
 impl Store {
     /// Appends `node` to a session in one transaction: under `node.parent_id`, or under the
     /// current leaf when that is `None`; the new node becomes the leaf, `updated_at` moves, and
@@ -101,109 +236,36 @@ impl Store {
     }
 
     fn append_node(&self, session_id: &str, node: NewNode, parent: Parent) -> Result<Node> {
-        match (node.kind, &node.first_kept_id) {
-            (NodeKind::Compaction, None) => {
-                return Err(StoreError::InvalidInput(
-                    "a compaction node needs first_kept_id (the first node it keeps)".into(),
-                ))
-            }
-            (kind, Some(_)) if kind != NodeKind::Compaction => {
-                return Err(StoreError::InvalidInput(format!(
-                    "only compaction nodes have first_kept_id, not {}",
-                    kind.as_str()
-                )))
-            }
-            _ => {}
-        }
-        let tokens_before = node
-            .tokens_before
-            .map(|t| i64::try_from(t).unwrap_or(i64::MAX));
-        // Serialized once: the text is stored and handed back as the node's raw content.
-        let content = serde_json::value::to_raw_value(&node.content)?;
-        let usage = node
-            .usage
-            .as_ref()
-            .map(serde_json::value::to_raw_value)
-            .transpose()?;
-        let id = new_id();
-        let now = now_ms();
+        let node = PreparedNode::new(node)?;
         self.write(|c| {
             let session_id = resolve(c, IdTable::Sessions, None, session_id)?;
-            let session = load_session(c, &session_id)?;
-            let parent_id = match &parent {
-                Parent::Node(p) => Some(resolve_node_in(c, &session_id, p)?),
-                Parent::Leaf => session.leaf_id.clone(),
-                Parent::Root => None,
-            };
-            let first_kept_id = match &node.first_kept_id {
-                None => None,
-                Some(k) => {
-                    let k = resolve_node_in(c, &session_id, k)?;
-                    let on_path = match &parent_id {
-                        Some(p) => is_ancestor_or_self(c, &k, p)?,
-                        None => false,
-                    };
-                    if !on_path {
-                        return Err(StoreError::InvalidInput(format!(
-                            "compaction keeps from node {k}, which is not on the path it is appended to"
-                        )));
-                    }
-                    Some(k)
-                }
-            };
-            c.prepare_cached(
-                "INSERT INTO nodes (id, session_id, parent_id, kind, role, content, text, usage,
-                                    aborted, first_kept_id, tokens_before, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            )?
-            .execute(params![
-                id,
-                session_id,
-                parent_id,
-                node.kind.as_str(),
-                node.role,
-                content.get(),
-                node.text,
-                usage.as_deref().map(RawValue::get),
-                node.aborted,
-                first_kept_id,
-                tokens_before,
-                now
-            ])?;
-            if let Some(code) = &node.code {
+            insert_node(c, &session_id, &parent, node)
+        })
+    }
+
+    /// Creates a session of `project_id` (exact id) whose first node is `first`, a root, in one
+    /// transaction: a new conversation's first message is one commit, not two (the session's
+    /// row, then its node). `mark_project_opened` also sets the project's `last_opened_at`, as
+    /// [`Store::open_project`] does. A crash leaves all of it or none of it.
+    pub fn create_session_with_node(
+        &self,
+        project_id: &str,
+        model: Option<&str>,
+        thinking_level: Option<&str>,
+        first: NewNode,
+        mark_project_opened: bool,
+    ) -> Result<(Session, Node)> {
+        let first = PreparedNode::new(first)?;
+        self.write(|c| {
+            if mark_project_opened {
                 c.prepare_cached(
-                    "INSERT INTO node_code (node_id, session_id, snapshot, files)
-                     VALUES (?1, ?2, ?3, ?4)",
+                    "UPDATE projects SET last_opened_at = max(last_opened_at, ?2) WHERE id = ?1",
                 )?
-                .execute(params![id, session_id, code.snapshot, code.files])?;
+                .execute(params![project_id, first.now])?;
             }
-            let title = if node.kind == NodeKind::User
-                && !session.title_is_custom
-                && session.title.is_empty()
-            {
-                first_line(&node.text, TITLE_MAX_CHARS)
-            } else {
-                session.title
-            };
-            c.prepare_cached(
-                "UPDATE sessions SET leaf_id = ?2, updated_at = max(updated_at, ?3), title = ?4
-                 WHERE id = ?1",
-            )?
-            .execute(params![session_id, id, now, title])?;
-            Ok(Node {
-                id: id.clone(),
-                session_id,
-                parent_id,
-                kind: node.kind,
-                role: node.role,
-                content,
-                text: node.text,
-                usage,
-                aborted: node.aborted,
-                first_kept_id,
-                tokens_before: node.tokens_before,
-                created_at: now,
-            })
+            let session_id = insert_session(c, project_id, model, thinking_level, first.now)?;
+            let node = insert_node(c, &session_id, &Parent::Root, first)?;
+            Ok((load_session(c, &session_id)?, node))
         })
     }
 

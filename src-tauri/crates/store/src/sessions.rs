@@ -51,6 +51,33 @@ pub(crate) fn resolve_node_in(c: &Connection, session: &str, input: &str) -> Res
     }
 }
 
+/// Inserts a new, empty session of `project_id` (exact id) inside the caller's transaction;
+/// answers its id.
+pub(crate) fn insert_session(
+    c: &Connection,
+    project_id: &str,
+    model: Option<&str>,
+    thinking_level: Option<&str>,
+    now: i64,
+) -> Result<String> {
+    let exists: bool = c
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM projects WHERE id = ?1)")?
+        .query_row([project_id], |r| r.get(0))?;
+    if !exists {
+        return Err(StoreError::NotFound {
+            kind: "project",
+            id: project_id.to_string(),
+        });
+    }
+    let id = new_id();
+    c.prepare_cached(
+        "INSERT INTO sessions (id, project_id, model, thinking_level, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+    )?
+    .execute(params![id, project_id, model, thinking_level, now])?;
+    Ok(id)
+}
+
 impl Store {
     /// A new, empty session in `project_id` (exact id).
     pub fn create_session(
@@ -60,24 +87,8 @@ impl Store {
         thinking_level: Option<&str>,
     ) -> Result<Session> {
         let now = now_ms();
-        let id = new_id();
         self.write(|c| {
-            let exists: bool = c.query_row(
-                "SELECT EXISTS (SELECT 1 FROM projects WHERE id = ?1)",
-                [project_id],
-                |r| r.get(0),
-            )?;
-            if !exists {
-                return Err(StoreError::NotFound {
-                    kind: "project",
-                    id: project_id.to_string(),
-                });
-            }
-            c.execute(
-                "INSERT INTO sessions (id, project_id, model, thinking_level, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-                params![id, project_id, model, thinking_level, now],
-            )?;
+            let id = insert_session(c, project_id, model, thinking_level, now)?;
             load_session(c, &id)
         })
     }

@@ -44,6 +44,9 @@ async fn a_dropped_session_closes_its_database_connections() {
 
     let session = setup.session("plain");
     assert_eq!(run(&session, "read a.txt").await, RunStatus::Completed);
+    // The model tools' connection opens at its first use (a run in a project without tool
+    // folders has none): the tools list is one.
+    session.list_tools().unwrap();
     let during = open_handles_of(&database);
     assert!(
         during >= before + 2,

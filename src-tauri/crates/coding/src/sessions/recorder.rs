@@ -56,6 +56,10 @@ pub struct Navigation {
 pub(super) struct Inner {
     pub(super) store: Store,
     pub(super) project: Project,
+    /// Whether this recorder set the project's `last_opened_at` yet: a project found in the
+    /// store is marked by the first node stored, in that node's transaction when it starts a
+    /// session (a run that stores nothing writes nothing).
+    project_marked: bool,
     /// `None` until the first node of a new session is stored (no empty sessions are left).
     pub(super) session_id: Option<String>,
     /// The node this live session last wrote or moved to (`None`: before the first node). New
@@ -114,14 +118,18 @@ impl Inner {
 }
 
 impl SessionRecorder {
-    /// A recorder for the project at `cwd` (found or created; marked opened), with no session
-    /// yet: the first stored message creates one.
+    /// A recorder for the project at `cwd` (found, or created and marked opened), with no
+    /// session yet: the first stored message creates one (and marks a found project opened).
     pub fn new(store: Store, cwd: &Path) -> Result<Self, SessionsError> {
-        let project = store.open_project(cwd, None)?;
+        let (project, project_marked) = match store.find_project(cwd)? {
+            Some(project) => (project, false),
+            None => (store.open_project(cwd, None)?, true),
+        };
         Ok(Self {
             inner: Arc::new(Mutex::new(Inner {
                 store,
                 project,
+                project_marked,
                 session_id: None,
                 leaf: None,
                 elsewhere_reported: None,
@@ -311,8 +319,24 @@ impl SessionRecorder {
             if let Some(reason) = &inner.failed {
                 return Err(SessionsError::StoreFailed(reason.clone()));
             }
+            let parent = node.parent_id.clone().or_else(|| inner.leaf.clone());
             let session_id = match &inner.session_id {
                 Some(id) => id.clone(),
+                // A new conversation's first message: the session and its first node in one
+                // transaction (nobody else can have written to a session made just now).
+                None if parent.is_none() => {
+                    let (session, node) = inner.store.create_session_with_node(
+                        &inner.project.id,
+                        inner.model.as_deref(),
+                        inner.thinking_level.as_deref(),
+                        node,
+                        !inner.project_marked,
+                    )?;
+                    inner.project_marked = true;
+                    inner.session_id = Some(session.id);
+                    inner.leaf = Some(node.id.clone());
+                    return Ok(node);
+                }
                 None => {
                     let session = inner.store.create_session(
                         &inner.project.id,
@@ -323,8 +347,12 @@ impl SessionRecorder {
                     session.id
                 }
             };
+            if !inner.project_marked {
+                let root = std::path::PathBuf::from(&inner.project.root);
+                inner.store.open_project(&root, None)?;
+                inner.project_marked = true;
+            }
             let elsewhere = inner.written_elsewhere(&session_id)?;
-            let parent = node.parent_id.clone().or_else(|| inner.leaf.clone());
             let node = inner
                 .store
                 .append_under(&session_id, parent.as_deref(), node)?;
@@ -604,6 +632,30 @@ mod tests {
             sink.lock().unwrap().push(e.clone());
         }));
         (recorder, events)
+    }
+
+    #[test]
+    fn a_found_project_is_marked_opened_by_the_first_node_not_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let store = Store::open(&data).unwrap();
+        let opened_before = store.open_project(dir.path(), None).unwrap().last_opened_at;
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let recorder = SessionRecorder::new(store, dir.path()).unwrap();
+        let other = Store::open(&data).unwrap();
+        let opened = |store: &Store| {
+            store
+                .find_project(dir.path())
+                .unwrap()
+                .unwrap()
+                .last_opened_at
+        };
+        // Nothing is written until something is stored.
+        assert_eq!(opened(&other), opened_before);
+        let node = recorder.record(&user("hi")).unwrap().unwrap();
+        assert!(opened(&other) > opened_before);
+        let session = other.get_session(&recorder.session_id().unwrap()).unwrap();
+        assert_eq!(session.leaf_id, Some(node.id));
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod code;
 mod concurrency;
 mod crash;
 mod errors;
+mod first_node;
 mod import;
 mod import_crash;
 mod migrations;
