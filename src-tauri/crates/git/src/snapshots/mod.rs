@@ -29,6 +29,7 @@
 //! files changed with the node.
 
 mod ahead;
+pub mod background;
 mod diff;
 mod exclude;
 pub mod names;
