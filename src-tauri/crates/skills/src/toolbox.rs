@@ -65,24 +65,26 @@ pub enum Decision {
     Rejected(Option<String>),
 }
 
-/// The toolbox's own connection to the store: opened at its first use when it was given as
-/// [`AnotherConnection`] (a run whose project has no tools of the model's never opens it).
-enum Connection {
-    Open(Store),
-    Later(AnotherConnection),
+/// The toolbox's own connection to the store: opened at its first use when it was not given
+/// open (a run whose project has no tools of the model's never opens it).
+struct Connection {
+    store: Option<Store>,
+    later: AnotherConnection,
 }
 
 impl Connection {
-    fn store(&mut self) -> Result<&Store, StoreError> {
-        if let Connection::Later(later) = self {
-            *self = Connection::Open(later.open()?);
+    fn open(store: Store) -> Self {
+        let later = store.another_later();
+        Self {
+            store: Some(store),
+            later,
         }
-        match self {
-            Connection::Open(store) => Ok(store),
-            // Replaced just above (or the open failed and returned).
-            Connection::Later(_) => Err(StoreError::InvalidInput(
-                "the toolbox's connection did not open".into(),
-            )),
+    }
+
+    fn store(&mut self) -> Result<&Store, StoreError> {
+        match &mut self.store {
+            Some(store) => Ok(store),
+            empty @ None => Ok(empty.insert(self.later.open()?)),
         }
     }
 }
@@ -126,7 +128,7 @@ impl Toolbox {
     /// The tools of the project `project_id` at `workspace`, with the user's in `data_dir`;
     /// `store` is a connection of its own.
     pub fn new(store: Store, workspace: &Path, data_dir: &Path, project_id: &str) -> Arc<Self> {
-        Self::with_connection(Connection::Open(store), workspace, data_dir, project_id)
+        Self::with_connection(Connection::open(store), workspace, data_dir, project_id)
     }
 
     /// [`Toolbox::new`] with a connection of its own opened when the store is first needed
@@ -137,7 +139,15 @@ impl Toolbox {
         data_dir: &Path,
         project_id: &str,
     ) -> Arc<Self> {
-        Self::with_connection(Connection::Later(store), workspace, data_dir, project_id)
+        Self::with_connection(
+            Connection {
+                store: None,
+                later: store,
+            },
+            workspace,
+            data_dir,
+            project_id,
+        )
     }
 
     fn with_connection(
@@ -231,7 +241,7 @@ impl Toolbox {
     /// Whether the toolbox's own connection is open yet.
     #[cfg(test)]
     pub(crate) fn is_connected(&self) -> bool {
-        matches!(self.lock().store, Connection::Open(_))
+        self.lock().store.store.is_some()
     }
 
     pub(crate) fn project_id(&self) -> &str {
