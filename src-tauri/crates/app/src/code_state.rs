@@ -64,11 +64,7 @@ pub fn scan_ahead(data_dir: &Path, workspace: &Path) -> Option<JoinHandle<ScanAh
         .name("arbor-scan-ahead".into())
         // The options too are read on the thread (the settings file, the data folder's
         // listing): the caller goes on to its own start-up at once.
-        .spawn(move || {
-            // The walk yields the processor to the start-up it runs beside.
-            arbor_coding::snapshots::background::lower_this_threads_priority();
-            ScanAhead::walk(&workspace, snapshot_options(&data_dir))
-        })
+        .spawn(move || ScanAhead::walk(&workspace, snapshot_options(&data_dir)))
         .ok()
 }
 

@@ -51,10 +51,7 @@ impl SessionRecorder {
             let tracker = Arc::clone(tracker);
             let _detached = std::thread::Builder::new()
                 .name("arbor-snapshot-open".into())
-                .spawn(move || {
-                    crate::snapshots::background::lower_this_threads_priority();
-                    tracker.prepare()
-                });
+                .spawn(move || tracker.prepare());
         }
         self.lock().code = tracker;
     }
@@ -130,14 +127,8 @@ impl SessionRecorder {
         let mut pending = self.pending_snapshot.lock();
         match std::thread::Builder::new()
             .name("arbor-turn-snapshot".into())
-            .spawn({
-                let take = take.clone();
-                move || {
-                    // Beside the request: the request's own threads come first.
-                    crate::snapshots::background::lower_this_threads_priority();
-                    take();
-                }
-            }) {
+            .spawn(take.clone())
+        {
             Ok(handle) => *pending = Some(handle),
             // No thread to be had: taken here, before the request, as it used to be.
             Err(_) => {

@@ -29,7 +29,6 @@
 //! files changed with the node.
 
 mod ahead;
-pub mod background;
 mod diff;
 mod exclude;
 pub mod names;
