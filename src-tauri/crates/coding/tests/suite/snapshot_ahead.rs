@@ -1,7 +1,7 @@
 //! A walk of the workspace made ahead of the snapshot that records it (`arbor -p` starts it as
 //! the process starts): the snapshot records the folder as the walk found it, and a walk that
-//! does not fit the snapshots (other options, Arbor's own folders not left out) is set aside
-//! for a walk made then.
+//! does not fit the snapshots (other ignores, Arbor's own folders in the workspace not left out)
+//! is set aside for a walk made then.
 
 use std::path::Path;
 
@@ -70,10 +70,16 @@ fn the_snapshot_records_the_folder_as_the_walk_found_it() {
 }
 
 #[test]
-fn a_walk_with_other_options_is_set_aside() {
+fn a_walk_with_other_ignores_is_set_aside() {
     let folders = Folders::new();
-    // Arbor's snapshots folder not left out: not the walk these snapshots would make.
-    let ahead = ScanAhead::walk(folders.workspace.path(), SnapshotOptions::default());
+    // `b.txt` ignored by the walk, not by the snapshots: not the walk they would make.
+    let ahead = ScanAhead::walk(
+        folders.workspace.path(),
+        SnapshotOptions {
+            extra_ignores: vec!["b.txt".into()],
+            ..folders.options()
+        },
+    );
     folders.write_after_the_walk();
     let mut snapshots = open(&folders, folders.workspace.path());
 
@@ -82,6 +88,54 @@ fn a_walk_with_other_options_is_set_aside() {
         snapshots.take().unwrap(),
         taken,
         "walked again, b.txt included"
+    );
+}
+
+#[test]
+fn a_walk_that_did_not_leave_out_the_data_folder_in_the_workspace_is_set_aside() {
+    let folders = Folders::new();
+    // The data folder inside the workspace (`arbor` run in `$HOME`), not left out by the walk.
+    let data = folders.workspace.path().join(".arbor");
+    std::fs::create_dir_all(data.join("snapshots")).unwrap();
+    std::fs::write(data.join("arbor.db"), "db").unwrap();
+    let ahead = ScanAhead::walk(folders.workspace.path(), SnapshotOptions::default());
+    let options = SnapshotOptions {
+        protected_paths: vec![data.clone()],
+        ..SnapshotOptions::default()
+    };
+    let mut snapshots = Snapshots::open(
+        &data.join("snapshots/project.git"),
+        folders.workspace.path(),
+        options,
+    )
+    .unwrap();
+
+    let taken = snapshots.take_ahead(ahead).unwrap();
+    let changes = snapshots.changes(None, &taken).unwrap();
+    assert_eq!(paths_added(&changes), ["a.txt"], "{changes:?}");
+}
+
+/// The walk lists the data folder's entries as it starts, the snapshots later: a file that
+/// came or went in between (the database opening's write probe) is not a reason to walk the
+/// workspace again when the data folder lies outside it.
+#[test]
+fn a_walk_whose_protected_paths_differ_only_outside_the_workspace_is_used() {
+    let folders = Folders::new();
+    let mut walk_options = folders.options();
+    walk_options
+        .protected_paths
+        .push(folders.data.path().join(".arbor-write-probe-1"));
+    let ahead = ScanAhead::walk(folders.workspace.path(), walk_options);
+    folders.write_after_the_walk();
+    let mut snapshots = open(&folders, folders.workspace.path());
+
+    let at_the_walk = snapshots.take_ahead(ahead).unwrap();
+    let now = snapshots.take().unwrap();
+    let changes = snapshots.changes(Some(&at_the_walk), &now).unwrap();
+    assert_eq!(
+        paths_added(&changes),
+        ["b.txt"],
+        "the walk was used: {changes:?}"
     );
 }
 

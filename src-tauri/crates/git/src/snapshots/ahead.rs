@@ -14,45 +14,53 @@ use super::{scan, SnapshotError, SnapshotId, SnapshotOptions, Snapshots};
 pub struct ScanAhead {
     workspace: PathBuf,
     options: SnapshotOptions,
+    /// What the walk left out of the workspace (`options.protected_paths` inside it).
+    exclusions: Exclusions,
     found: Result<scan::Scan, SnapshotError>,
 }
 
 impl ScanAhead {
     /// Walks `workspace` now, leaving out what a snapshot with `options` leaves out (Arbor's
-    /// own folders among `options.protected_paths`: the shadow repository must lie in one of
-    /// them for the walk to be used).
+    /// own folders among `options.protected_paths`: when the shadow repository lies in the
+    /// workspace, it must lie in one of them for the walk to be used).
     pub fn walk(workspace: &Path, options: SnapshotOptions) -> Self {
         let canonical = workspace.canonicalize();
-        let found = match &canonical {
+        let (exclusions, found) = match &canonical {
             Ok(workspace) => {
                 let exclusions = Exclusions::new(workspace, &options.protected_paths);
-                scan::scan(workspace, &options, &exclusions)
+                let found = scan::scan(workspace, &options, &exclusions);
+                (exclusions, found)
             }
-            Err(error) => Err(SnapshotError::Workspace {
-                path: workspace.to_owned(),
-                reason: error.to_string(),
-            }),
+            Err(error) => (
+                Exclusions::default(),
+                Err(SnapshotError::Workspace {
+                    path: workspace.to_owned(),
+                    reason: error.to_string(),
+                }),
+            ),
         };
         Self {
             workspace: canonical.unwrap_or_else(|_| workspace.to_owned()),
             options,
+            exclusions,
             found,
         }
     }
 
-    /// Whether this walk is the one `snapshots` would make now: same folder, same options, and
-    /// nothing the snapshots leave out that the walk did not (their shadow repository lies in
-    /// one of the walk's protected folders).
+    /// Whether this walk is the one `snapshots` would make now: same folder, same ignore rules
+    /// and limits, and the same paths of the workspace left out. The protected paths are
+    /// compared by what they leave out of the workspace, not as listed: the list names every
+    /// entry of the data folder, where a file comes and goes while the walk runs (the database
+    /// opening's write probe), and a data folder outside the workspace changes no walk.
     fn fits(&self, snapshots: &Snapshots) -> bool {
-        let shadow = snapshots.repo.path();
-        let shadow = shadow.canonicalize().unwrap_or_else(|_| shadow.to_owned());
+        let (walk, now) = (&self.options, &snapshots.options);
         self.workspace == snapshots.workspace
-            && self.options == snapshots.options
-            && self.options.protected_paths.iter().any(|protected| {
-                protected
-                    .canonicalize()
-                    .is_ok_and(|protected| shadow.starts_with(protected))
-            })
+            && walk.max_file_bytes == now.max_file_bytes
+            && walk.extra_ignores == now.extra_ignores
+            && walk.max_files == now.max_files
+            && walk.max_total_bytes == now.max_total_bytes
+            && self.exclusions.covers(&snapshots.exclusions)
+            && snapshots.exclusions.covers(&self.exclusions)
     }
 }
 

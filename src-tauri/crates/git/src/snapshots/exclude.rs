@@ -59,18 +59,29 @@ impl Exclusions {
         Self { prefixes }
     }
 
+    /// Whether everything `other` leaves out of the workspace, this leaves out too (Arbor's
+    /// temporary files are left out by both). Protected paths outside the workspace do not
+    /// count: a file that came or went in a data folder elsewhere changes no walk.
+    pub fn covers(&self, other: &Exclusions) -> bool {
+        other.prefixes.iter().all(|path| self.leaves_out(path))
+    }
+
     /// Whether a workspace-relative path (`/`-separated) is left out of snapshots: inside a
     /// protected folder (the whole workspace when one is the workspace itself or above it), or
     /// one of Arbor's temporary files.
     pub fn excludes(&self, path: &str) -> bool {
         let name = path.rsplit('/').next().unwrap_or(path);
-        is_temporary(name)
-            || self.prefixes.iter().any(|prefix| {
-                prefix.is_empty()
-                    || path == prefix
-                    || (path.starts_with(prefix.as_str())
-                        && path.as_bytes().get(prefix.len()) == Some(&b'/'))
-            })
+        is_temporary(name) || self.leaves_out(path)
+    }
+
+    /// Whether `path` is a protected folder, lies inside one, or the whole workspace is left out.
+    fn leaves_out(&self, path: &str) -> bool {
+        self.prefixes.iter().any(|prefix| {
+            prefix.is_empty()
+                || path == prefix
+                || (path.starts_with(prefix.as_str())
+                    && path.as_bytes().get(prefix.len()) == Some(&b'/'))
+        })
     }
 }
 
@@ -122,6 +133,29 @@ mod tests {
         // The data folder *is* the workspace (or above it): nothing is recorded.
         let all = Exclusions::new(&workspace, &[dir.path().parent().unwrap().to_owned()]);
         assert!(all.excludes("src/main.rs"));
+    }
+
+    #[test]
+    fn exclusions_cover_each_other_by_what_they_leave_out_of_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().canonicalize().unwrap();
+        let data = workspace.join("data");
+        let outside = tempfile::tempdir().unwrap();
+        let probe = outside.path().join(".arbor-write-probe-1");
+        let data_only = Exclusions::new(&workspace, &[data.clone()]);
+        let with_outside = Exclusions::new(&workspace, &[data.clone(), probe]);
+        assert!(data_only.covers(&with_outside) && with_outside.covers(&data_only));
+        // A folder inside one already left out adds nothing.
+        let shadow = Exclusions::new(&workspace, &[data.clone(), data.join("snapshots/p.git")]);
+        assert!(data_only.covers(&shadow) && shadow.covers(&data_only));
+        let nothing = Exclusions::new(&workspace, &[]);
+        assert!(data_only.covers(&nothing));
+        assert!(
+            !nothing.covers(&data_only),
+            "the data folder would be walked"
+        );
+        let all = Exclusions::new(&workspace, &[workspace.clone()]);
+        assert!(all.covers(&data_only) && !data_only.covers(&all));
     }
 
     #[test]
