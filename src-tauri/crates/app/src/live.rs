@@ -321,6 +321,24 @@ impl LiveSession {
     /// `node_appended` follows it by construction. Also installs the compactor and the request
     /// hook. A second call replaces the first sink.
     pub fn attach(&mut self, sink: impl Fn(&SessionEvent) + Send + Sync + 'static) {
+        self.attach_with(sink, NodeViews::Filled);
+    }
+
+    /// [`LiveSession::attach`] for a front end that shows no tree (`arbor -p`, the terminal
+    /// chat): `node_appended` comes without its siblings and tree view, so storing a node is
+    /// not followed by reading it back.
+    pub fn attach_without_node_views(
+        &mut self,
+        sink: impl Fn(&SessionEvent) + Send + Sync + 'static,
+    ) {
+        self.attach_with(sink, NodeViews::Omitted);
+    }
+
+    fn attach_with(
+        &mut self,
+        sink: impl Fn(&SessionEvent) + Send + Sync + 'static,
+        views: NodeViews,
+    ) {
         self.detach();
         let sink: Sink = Arc::new(sink);
         if let Ok(mut slot) = self.sink.lock() {
@@ -330,7 +348,7 @@ impl LiveSession {
         // A stored node's event carries its siblings and tree view, so front ends do not read
         // the session again after a run. (The recorder holds this sink and the sink a handle on
         // the recorder: `detach` drops the sink, which ends the cycle.)
-        let views_from = self.recorder.clone();
+        let views_from = self.recorder.clone().filter(|_| views == NodeViews::Filled);
         let coding_sink: EventSink = Arc::new(move |event: &CodingEvent| {
             let event = match (event, &views_from) {
                 (CodingEvent::NodeAppended { .. }, Some(recorder)) => {
@@ -585,4 +603,11 @@ pub fn request_options(selection: &Selection) -> RequestOptions {
             .map(|key| key.expose().to_owned()),
         ..RequestOptions::default()
     }
+}
+
+/// Whether a session's `node_appended` events carry the node's siblings and tree view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NodeViews {
+    Filled,
+    Omitted,
 }

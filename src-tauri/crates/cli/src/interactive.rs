@@ -206,7 +206,7 @@ pub async fn run(
     }
     {
         let out = out.clone();
-        session.attach(move |event| match event {
+        session.attach_without_node_views(move |event| match event {
             SessionEvent::Agent(event) => out.render(event),
             SessionEvent::Coding(event) => {
                 if let Some(text) = session::describe_event(event) {

@@ -139,7 +139,7 @@ impl ArborServer {
         let live = self.session(&project, id).await?;
         let mut session = live.lock().await;
         if session.session_id().is_none() {
-            session.attach(|_| {});
+            session.attach_without_node_views(|_| {});
         }
         let outcome = session
             .start_prompt(message, Vec::new())

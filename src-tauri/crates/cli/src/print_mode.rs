@@ -34,7 +34,7 @@ pub async fn run(mut session: LiveSession, prompts: Vec<String>) -> anyhow::Resu
     let terminal = std::io::stdout().is_terminal();
     {
         let (live, streamed_any) = (live.clone(), streamed_any.clone());
-        session.attach(move |event| match event {
+        session.attach_without_node_views(move |event| match event {
             SessionEvent::Agent(AgentEvent::MessageUpdate {
                 delta: AssistantEvent::TextDelta { delta, .. },
             }) if terminal && live.load(Ordering::Relaxed) => {

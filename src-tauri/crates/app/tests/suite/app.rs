@@ -23,6 +23,46 @@ fn kinds(view: &SessionView) -> Vec<NodeKind> {
     view.entries.iter().map(|e| e.kind).collect()
 }
 
+/// A front end that shows no tree (`arbor -p`) hears of each stored node without its views:
+/// nothing is read back after a node is stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_attached_without_node_views_hears_of_each_node_without_them() {
+    let script = Script::new()
+        .turn(Turn::stream().tool_call("read", json!({"path": "a.txt"})))
+        .turn(Turn::stream().text("It says hello."));
+    let setup = Setup::new(script).await;
+    std::fs::write(setup.project.path().join("a.txt"), "hello\n").unwrap();
+    let mut session = setup.session("plain");
+    let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let heard = events.clone();
+    session.attach_without_node_views(move |event| heard.lock().unwrap().push(event.clone()));
+    assert_eq!(run(&session, "read a.txt").await, RunStatus::Completed);
+
+    let appended: Vec<_> = events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::Coding(CodingEvent::NodeAppended {
+                node_id,
+                node,
+                sibling_ids,
+                ..
+            }) => Some((node_id.clone(), node.is_none() && sibling_ids.is_none())),
+            _ => None,
+        })
+        .collect();
+    let stored: Vec<_> = session
+        .view()
+        .unwrap()
+        .entries
+        .iter()
+        .map(|e| (e.node_id.clone(), true))
+        .collect();
+    assert_eq!(appended, stored, "every node heard of, none with views");
+    assert!(setup.events().is_empty(), "the first sink was replaced");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_stream_puts_each_node_appended_right_after_its_message_end() {
     let script = Script::new()
