@@ -25,7 +25,7 @@ mkdir -p "$work/small"
 cp Cargo.toml "$work/small/"
 
 # Script files: one answer per run, and a two-turn run (a `read` tool call, then an answer).
-python3 - "$work" $((runs * 5 + 20)) <<'PY'
+python3 - "$work" $((runs * 6 + 20)) <<'PY'
 import json, sys
 work, n = sys.argv[1], int(sys.argv[2])
 answer = {"stream": {"steps": [{"text": "The answer is 42. " * 20},
@@ -33,7 +33,7 @@ answer = {"stream": {"steps": [{"text": "The answer is 42. " * 20},
 read = {"stream": {"steps": [{"tool_call": {"name": "read", "arguments": {"path": "Cargo.toml"}}}]}}
 json.dump({"turns": [answer] * n}, open(f"{work}/one.json", "w"))
 # Each measured two-turn pair runs in two projects (this repository, a one-file project), with
-# hyperfine and taking turns: 8 runs of the pair per round, plus warm-ups.
+# hyperfine and taking turns: 10 runs of the pair per round, plus warm-ups.
 json.dump({"turns": [read, answer] * (2 * n)}, open(f"{work}/two.json", "w"))
 PY
 mock_pids=()
@@ -67,13 +67,19 @@ echo "== the same in a project of one file"
 # The same pairs taking turns, each with a data folder of its own: a stored run leaves the
 # database's write-ahead log for the next process that opens it (a `--no-session` run opens it
 # too, for the project's permissions), so who runs after whom moves the figures by milliseconds.
+# A third command is `--no-session` in a data folder that has a database (one stored run made
+# it), as on a machine where Arbor was used before: it opens the database for the project's
+# permissions, which the first `--no-session` (a data folder without one) does not.
 echo "== the same pairs taking turns, a data folder each (medians of $runs rounds)"
 repo=$PWD
 for project in "$repo" "$work/small"; do
   echo "  in $project:"
+  used="$work/turns-used-${project##*/}"
+  (cd "$project" && ARBOR_DATA_DIR="$used" "$bin/arbor" -p "${common[@]}" --base-url "$two" summarize >/dev/null)
   (cd "$project" && python3 "$repo/scripts/bench/interleave.py" "$runs" \
     "stored=env ARBOR_DATA_DIR=$work/turns-stored-${project##*/} $bin/arbor -p ${common[*]} --base-url $two summarize" \
-    "no-session=env ARBOR_DATA_DIR=$work/turns-plain-${project##*/} $bin/arbor -p --no-session ${common[*]} --base-url $two summarize")
+    "no-session=env ARBOR_DATA_DIR=$work/turns-plain-${project##*/} $bin/arbor -p --no-session ${common[*]} --base-url $two summarize" \
+    "no-session-db=env ARBOR_DATA_DIR=$used $bin/arbor -p --no-session ${common[*]} --base-url $two summarize")
 done
 echo "== peak memory (max RSS)"
 /usr/bin/time -f "one turn:  %M KiB max RSS, %e s wall" "$bin/arbor" -p --no-tools "${common[@]}" --base-url "$one" hello > /dev/null

@@ -1,5 +1,5 @@
 """Runs commands in turn, round after round, and prints each one's median wall time and the
-ratio of the first to the second.
+ratio of the first to each of the others.
 
 hyperfine runs one command all its times, then the next: on a machine whose load drifts, the
 two medians then come from different minutes. Taking turns puts both under the same load.
@@ -38,8 +38,9 @@ def main() -> None:
             f"  {name:12s} median {medians[name]:6.2f} ms"
             f"  (min {min(values):6.2f}, max {max(values):6.2f}, {len(values)} runs)"
         )
-    first, second = (name for name, _ in commands[:2])
-    print(f"  {first} / {second}: {medians[first] / medians[second]:.2f}x")
+    first = commands[0][0]
+    for other, _ in commands[1:]:
+        print(f"  {first} / {other}: {medians[first] / medians[other]:.2f}x")
 
 
 if __name__ == "__main__":
