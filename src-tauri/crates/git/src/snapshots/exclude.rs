@@ -142,7 +142,7 @@ mod tests {
         let data = workspace.join("data");
         let outside = tempfile::tempdir().unwrap();
         let probe = outside.path().join(".arbor-write-probe-1");
-        let data_only = Exclusions::new(&workspace, &[data.clone()]);
+        let data_only = Exclusions::new(&workspace, std::slice::from_ref(&data));
         let with_outside = Exclusions::new(&workspace, &[data.clone(), probe]);
         assert!(data_only.covers(&with_outside) && with_outside.covers(&data_only));
         // A folder inside one already left out adds nothing.
@@ -154,7 +154,7 @@ mod tests {
             !nothing.covers(&data_only),
             "the data folder would be walked"
         );
-        let all = Exclusions::new(&workspace, &[workspace.clone()]);
+        let all = Exclusions::new(&workspace, std::slice::from_ref(&workspace));
         assert!(all.covers(&data_only) && !data_only.covers(&all));
     }
 

@@ -112,11 +112,7 @@ pub(super) fn scan(
                 // Arbor's own folders are never walked into (a data folder inside the project).
                 let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
                 !is_dir
-                    || entry
-                        .path()
-                        .strip_prefix(&workspace)
-                        .ok()
-                        .and_then(relative_path)
+                    || relative_to(entry.path(), &workspace)
                         .is_none_or(|path| path.is_empty() || !exclusions.excludes(&path))
             }
         })
@@ -170,12 +166,7 @@ impl Found {
         if !(kind.is_file() || kind.is_symlink()) {
             return WalkState::Continue;
         }
-        let Some(path) = entry
-            .path()
-            .strip_prefix(workspace)
-            .ok()
-            .and_then(relative_path)
-        else {
+        let Some(path) = relative_to(entry.path(), workspace) else {
             return WalkState::Continue;
         };
         if exclusions.excludes(&path) {
@@ -240,6 +231,35 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 fn into_inner<T>(mutex: Mutex<T>) -> T {
     mutex.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// `path` (found by walking `workspace`) relative to `workspace`, as [`relative_path`] gives it.
+/// This runs for every file of every snapshot: on Unix the path's bytes after the workspace's
+/// and a `/` are encoded at once (a walk joins plain names, so they are the names `/`-joined);
+/// any other path goes through its components.
+fn relative_to(path: &Path, workspace: &Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let rest = path
+            .as_os_str()
+            .as_bytes()
+            .strip_prefix(workspace.as_os_str().as_bytes());
+        match rest {
+            Some([]) => return Some(String::new()),
+            Some([b'/', names @ ..]) if plain_names(names) => return Some(names::encode(names)),
+            _ => {}
+        }
+    }
+    relative_path(path.strip_prefix(workspace).ok()?)
+}
+
+/// Whether `bytes` are names joined by single `/`s: no empty name, no `.` or `..`.
+#[cfg(unix)]
+fn plain_names(bytes: &[u8]) -> bool {
+    bytes
+        .split(|&b| b == b'/')
+        .all(|name| !name.is_empty() && name != b"." && name != b"..")
 }
 
 /// `relative` as a `/`-separated path, each name [`names::from_os`]-encoded (a name that is not
@@ -387,5 +407,41 @@ fn keep_below(
             next.insert(sub_path.clone(), *oid);
         }
         keep_below(sub, &sub_path, previous, next);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_walked_paths_bytes_give_what_its_components_give() {
+        use std::os::unix::ffi::OsStrExt;
+        let workspace = Path::new("/home/me/project");
+        let odd = std::ffi::OsStr::from_bytes(b"caf\xe9/\xff\xfe.txt");
+        let cases: Vec<PathBuf> = vec![
+            workspace.join("src/main.rs"),
+            workspace.join("a"),
+            workspace.join("ünï/cödé.rs"),
+            workspace.join("\u{F7A0}.txt"),
+            workspace.join(odd),
+            workspace.to_owned(),
+            // Not a plain join: through the components.
+            PathBuf::from("/home/me/project/./a//b"),
+            PathBuf::from("/home/me/projects/a"),
+            PathBuf::from("/elsewhere/a"),
+        ];
+        for path in cases {
+            assert_eq!(
+                relative_to(&path, workspace),
+                path.strip_prefix(workspace).ok().and_then(relative_path),
+                "{path:?}"
+            );
+        }
+        assert_eq!(
+            relative_to(Path::new("/etc/x"), Path::new("/")).as_deref(),
+            Some("etc/x")
+        );
     }
 }
