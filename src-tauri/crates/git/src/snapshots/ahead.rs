@@ -53,12 +53,13 @@ impl ScanAhead {
     /// entry of the data folder, where a file comes and goes while the walk runs (the database
     /// opening's write probe), and a data folder outside the workspace changes no walk.
     fn fits(&self, snapshots: &Snapshots) -> bool {
-        let (walk, now) = (&self.options, &snapshots.options);
+        // Every other option compared as it is: one added later counts without a change here.
+        let apart_from_protected = |options: &SnapshotOptions| SnapshotOptions {
+            protected_paths: Vec::new(),
+            ..options.clone()
+        };
         self.workspace == snapshots.workspace
-            && walk.max_file_bytes == now.max_file_bytes
-            && walk.extra_ignores == now.extra_ignores
-            && walk.max_files == now.max_files
-            && walk.max_total_bytes == now.max_total_bytes
+            && apart_from_protected(&self.options) == apart_from_protected(&snapshots.options)
             && self.exclusions.covers(&snapshots.exclusions)
             && snapshots.exclusions.covers(&self.exclusions)
     }
