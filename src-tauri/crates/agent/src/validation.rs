@@ -24,23 +24,6 @@ use serde_json::{Number, Value};
 /// How deep coercion follows nested schemas and `$ref`s (guards against recursive schemas).
 const MAX_DEPTH: usize = 64;
 
-/// Builds the JSON Schema meta-schema's validator on a thread of its own, once per process.
-///
-/// Every tool call's schema is checked against it before the arguments are validated (a schema
-/// from an MCP server or a model-written tool is hostile input), and building it takes about
-/// 2 ms: a fifth of a whole two-turn `arbor -p` run. Started when a session starts, it is built
-/// while the first request is out, not after the model's first tool call has arrived. A call
-/// that comes sooner waits for it (the validator is a `LazyLock` in `jsonschema`).
-pub fn prepare_in_background() {
-    static STARTED: std::sync::Once = std::sync::Once::new();
-    STARTED.call_once(|| {
-        // A thread that cannot be started leaves the work to the first call.
-        let _not_started = std::thread::Builder::new()
-            .name("arbor-schema-meta".into())
-            .spawn(|| jsonschema::meta::is_valid(&serde_json::json!({ "type": "object" })));
-    });
-}
-
 /// Coerces and validates `arguments` against `schema`; returns the arguments the tool gets, or
 /// a message for the model naming every problem.
 pub fn validate_arguments(
@@ -251,9 +234,9 @@ mod tests {
     }
 
     #[test]
-    fn schemas_are_still_checked_while_and_after_the_meta_schema_is_prepared() {
-        // Calls racing the preparing thread wait for the same validator: none sees another.
-        prepare_in_background();
+    fn a_schema_the_meta_schema_refuses_is_reported_from_every_thread() {
+        // The meta-schemas' validators are generated code (the `macros` feature): nothing is
+        // built at the first call, so calls at once on several threads all see the check.
         let racing: Vec<_> = (0..4)
             .map(|_| {
                 std::thread::spawn(|| {
@@ -261,11 +244,14 @@ mod tests {
                 })
             })
             .collect();
-        prepare_in_background();
         for call in racing {
             let error = call.join().unwrap().unwrap_err();
             assert!(error.contains("its parameter schema is invalid"), "{error}");
         }
+        // Draft 7 named by `$schema` is checked against its own meta-schema too.
+        let draft7 = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"n": {"minimum": "one"}}});
+        let error = validate_arguments("old", &draft7, &object(json!({}))).unwrap_err();
+        assert!(error.contains("its parameter schema is invalid"), "{error}");
         assert!(validate_arguments("ok", &schema(), &object(json!({"count": 1}))).is_ok());
     }
 

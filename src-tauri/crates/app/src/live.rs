@@ -142,7 +142,6 @@ impl LiveSession {
     /// prompt with the project's context files. Nothing is stored until
     /// [`LiveSession::connect_store`].
     pub fn start(config: SessionConfig) -> Result<Self, AppError> {
-        arbor_agent::validation::prepare_in_background();
         let SessionConfig {
             cwd,
             selection,
