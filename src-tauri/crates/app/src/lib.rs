@@ -276,12 +276,23 @@ impl ArborApp {
     pub fn open_project(&self, raw_path: &str) -> Result<ProjectInfo, AppError> {
         let folder = check_folder(raw_path)?;
         let project = self.store().open_project(Path::new(&folder.path), None)?;
+        self.index_search_in_background();
         Ok(ProjectInfo {
             id: project.id,
             name: folder.name,
             path: folder.path,
             is_git_repo: folder.is_git_repo,
         })
+    }
+
+    /// Indexes for search, on a thread and a connection of its own, the nodes stored since the
+    /// last search (`arbor -p` runs store without indexing): the window's first search then
+    /// does not wait for them. A failure is left for that search to meet and report.
+    fn index_search_in_background(&self) {
+        let data_dir = self.data_dir.clone();
+        let _detached = std::thread::Builder::new()
+            .name("arbor-index-search".into())
+            .spawn(move || Store::index_pending_in(&data_dir));
     }
 
     /// Every project, most recently opened first, with whether its folder still exists.

@@ -126,6 +126,10 @@ impl StoredSessions {
 
     /// Full-text search over every stored message.
     pub fn search(&self, query: &str) -> Result<Vec<SearchHit>, AppError> {
+        if self.store.is_read_only() {
+            // What was stored since the last search is indexed first, which takes a write.
+            Store::index_pending_in(&self.data_dir)?;
+        }
         Ok(search_hits(&self.store, query, &SearchOptions::default())?)
     }
 

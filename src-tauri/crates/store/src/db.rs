@@ -49,6 +49,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../migrations/0008_project_prompt.sql"),
     ),
     ("0009_mcp", include_str!("../migrations/0009_mcp.sql")),
+    (
+        "0010_fts_pending",
+        include_str!("../migrations/0010_fts_pending.sql"),
+    ),
 ];
 
 /// The schema version this build creates and understands (`PRAGMA user_version`).
@@ -228,6 +232,13 @@ impl Store {
                 .query_row("SELECT count(*) FROM nodes_fts", [], |r| r.get::<_, i64>(0))
                 .map(|_| ())
         } else {
+            // FTS5 compares the index with every node: the nodes waiting to be indexed are
+            // indexed first.
+            if let Err(e) = self.index_pending() {
+                problems.push(format!(
+                    "full-text index: cannot index the newest nodes: {e}"
+                ));
+            }
             self.conn
                 .execute(
                     "INSERT INTO nodes_fts(nodes_fts) VALUES ('integrity-check')",

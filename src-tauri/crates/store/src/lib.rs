@@ -51,8 +51,10 @@
 //!           servers approved, pinned to their definition; mcp_disabled_servers project_id,
 //!           name; mcp_approved_tools scope ('user' or a project id), server, tool PK, spec:
 //!           a server's tools as approved ([`mcp`])
-//! nodes_fts FTS5 external-content table over nodes.text (rowid = nodes.seq), kept in step by
-//!           triggers; search joins back to nodes / sessions / projects for filtering
+//! nodes_fts FTS5 external-content table over nodes.text (rowid = nodes.seq); a stored node's
+//!           seq waits in nodes_fts_pending until a search indexes it ([`Store::index_pending`]),
+//!           triggers keep a deleted or edited node out of both; search joins back to nodes /
+//!           sessions / projects for filtering
 //! ```
 //!
 //! Ids are UUID v7 strings (time-ordered); every `id` parameter also accepts a unique prefix

@@ -129,12 +129,16 @@ pub fn row_counts(store: &Store) -> [i64; 4] {
         "sessions",
         "nodes",
         "labels",
-        // One row per indexed document of the FTS5 table.
-        "nodes_fts_docsize",
+        // One row per node indexed for search (FTS5's document sizes) or waiting to be.
+        "nodes_fts_docsize UNION ALL SELECT seq FROM nodes_fts_pending",
     ]
     .map(|t| {
-        c.query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0))
-            .unwrap()
+        c.query_row(
+            &format!("SELECT count(*) FROM (SELECT 1 FROM {t})"),
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
     })
 }
 
