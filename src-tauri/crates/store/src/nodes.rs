@@ -112,12 +112,14 @@ impl PreparedNode {
 
 /// Inserts `prepared` into `session_id` (exact id) under `parent` and makes it the leaf, inside
 /// the caller's transaction.
+/// Inserts `prepared` and makes it the session's leaf; returns it with the leaf the session had
+/// just before (read in the same transaction).
 fn insert_node(
     c: &Connection,
     session_id: &str,
     parent: &Parent,
     prepared: PreparedNode,
-) -> Result<Node> {
+) -> Result<(Node, Option<String>)> {
     let PreparedNode {
         node,
         content,
@@ -185,7 +187,7 @@ fn insert_node(
          WHERE id = ?1",
     )?
     .execute(params![session_id, id, now, title])?;
-    Ok(Node {
+    let node = Node {
         id,
         session_id: session_id.to_owned(),
         parent_id,
@@ -198,7 +200,8 @@ fn insert_node(
         first_kept_id,
         tokens_before: node.tokens_before,
         created_at: now,
-    })
+    };
+    Ok((node, session.leaf_id))
 }
 
 impl Store {
@@ -214,7 +217,7 @@ impl Store {
             Some(p) => Parent::Node(p.clone()),
             None => Parent::Leaf,
         };
-        self.append_node(session_id, node, parent)
+        Ok(self.append_node(session_id, node, parent)?.0)
     }
 
     /// Appends `node` under `parent` (id or prefix in the session; `None`: as a new root),
@@ -228,6 +231,18 @@ impl Store {
         parent: Option<&str>,
         node: NewNode,
     ) -> Result<Node> {
+        Ok(self.append_under_seeing(session_id, parent, node)?.0)
+    }
+
+    /// [`Store::append_under`], also answering the session's stored leaf just before the node
+    /// was appended, read in the same transaction: a live session tells from it, without a
+    /// read of its own, whether another process moved the leaf since it last wrote.
+    pub fn append_under_seeing(
+        &self,
+        session_id: &str,
+        parent: Option<&str>,
+        node: NewNode,
+    ) -> Result<(Node, Option<String>)> {
         let parent = match parent {
             Some(p) => Parent::Node(p.to_owned()),
             None => Parent::Root,
@@ -235,7 +250,12 @@ impl Store {
         self.append_node(session_id, node, parent)
     }
 
-    fn append_node(&self, session_id: &str, node: NewNode, parent: Parent) -> Result<Node> {
+    fn append_node(
+        &self,
+        session_id: &str,
+        node: NewNode,
+        parent: Parent,
+    ) -> Result<(Node, Option<String>)> {
         let node = PreparedNode::new(node)?;
         self.write(|c| {
             let session_id = resolve(c, IdTable::Sessions, None, session_id)?;
@@ -264,7 +284,7 @@ impl Store {
                 .execute(params![project_id, first.now])?;
             }
             let session_id = insert_session(c, project_id, model, thinking_level, first.now)?;
-            let node = insert_node(c, &session_id, &Parent::Root, first)?;
+            let (node, _) = insert_node(c, &session_id, &Parent::Root, first)?;
             Ok((load_session(c, &session_id)?, node))
         })
     }

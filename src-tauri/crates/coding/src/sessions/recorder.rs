@@ -106,14 +106,39 @@ impl Inner {
         session_id: &str,
     ) -> Result<Option<CodingEvent>, SessionsError> {
         let stored = self.store.get_session(session_id)?.leaf_id;
+        Ok(self.elsewhere_if_moved(session_id, stored))
+    }
+
+    /// [`Inner::written_elsewhere`] for the stored leaf `stored` (read by the caller, e.g. in
+    /// the transaction of an append), before this live session's leaf moves on.
+    fn elsewhere_if_moved(
+        &mut self,
+        session_id: &str,
+        stored: Option<String>,
+    ) -> Option<CodingEvent> {
         if stored == self.leaf || stored == self.elsewhere_reported || self.leaf.is_none() {
-            return Ok(None);
+            return None;
         }
         self.elsewhere_reported = stored.clone();
-        Ok(Some(CodingEvent::SessionWrittenElsewhere {
+        Some(CodingEvent::SessionWrittenElsewhere {
             session_id: session_id.to_owned(),
             other_leaf_id: stored,
-        }))
+        })
+    }
+
+    /// Appends `node` under `parent` in `session_id` and makes it this live session's leaf;
+    /// with the event to send when another process had moved the stored leaf (seen in the
+    /// append's own transaction, so no write of the other can slip in between).
+    fn append_seeing(
+        &mut self,
+        session_id: &str,
+        parent: Option<&str>,
+        node: NewNode,
+    ) -> Result<(Node, Option<CodingEvent>), SessionsError> {
+        let (node, stored) = self.store.append_under_seeing(session_id, parent, node)?;
+        let elsewhere = self.elsewhere_if_moved(session_id, stored);
+        self.leaf = Some(node.id.clone());
+        Ok((node, elsewhere))
     }
 }
 
@@ -352,12 +377,7 @@ impl SessionRecorder {
                 inner.store.open_project(&root, None)?;
                 inner.project_marked = true;
             }
-            let elsewhere = inner.written_elsewhere(&session_id)?;
-            let node = inner
-                .store
-                .append_under(&session_id, parent.as_deref(), node)?;
-            inner.leaf = Some(node.id.clone());
-            (node, elsewhere)
+            inner.append_seeing(&session_id, parent.as_deref(), node)?
         };
         if let Some(event) = elsewhere {
             self.emit(&event);
@@ -406,14 +426,12 @@ impl SessionRecorder {
                 NodeKind::ModelChange => json!({ "model": value }),
                 _ => json!({ "thinking_level": value }),
             };
-            let elsewhere = inner.written_elsewhere(&session_id)?;
-            let node = inner.store.append_under(
+            let leaf = inner.leaf.clone();
+            inner.append_seeing(
                 &session_id,
-                inner.leaf.as_deref(),
+                leaf.as_deref(),
                 NewNode::new(kind, content, value),
-            )?;
-            inner.leaf = Some(node.id.clone());
-            (node, elsewhere)
+            )?
         };
         if let Some(event) = elsewhere {
             self.emit(&event);

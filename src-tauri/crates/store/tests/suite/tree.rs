@@ -578,3 +578,33 @@ fn appending_under_an_explicit_parent_branches_beside_another_writer() {
         .append_under(&other.id, Some(&q.id), msg(NodeKind::User, "x"))
         .is_err());
 }
+
+/// An append answers the leaf the session had just before it, read in its own transaction: a
+/// live session tells from it whether another writer moved the leaf since it last wrote.
+#[test]
+fn an_append_answers_the_leaf_it_found() {
+    let (dir, store) = temp_store();
+    let (_p, s) = session(&store, &dir);
+    let (q, before) = store
+        .append_under_seeing(&s.id, None, msg(NodeKind::User, "q"))
+        .unwrap();
+    assert_eq!(before, None);
+    let (call, before) = store
+        .append_under_seeing(&s.id, Some(&q.id), msg(NodeKind::Assistant, "A calls"))
+        .unwrap();
+    assert_eq!(before.as_deref(), Some(q.id.as_str()));
+    // Another writer moves the leaf; the next append under A's own node finds its node.
+    let other = store
+        .append_under(&s.id, Some(&call.id), msg(NodeKind::User, "B asks"))
+        .unwrap();
+    let (result, before) = store
+        .append_under_seeing(
+            &s.id,
+            Some(&call.id),
+            msg(NodeKind::ToolResult, "A's result"),
+        )
+        .unwrap();
+    assert_eq!(before.as_deref(), Some(other.id.as_str()));
+    assert_eq!(result.parent_id.as_deref(), Some(call.id.as_str()));
+    assert_eq!(store.get_session(&s.id).unwrap().leaf_id, Some(result.id));
+}
