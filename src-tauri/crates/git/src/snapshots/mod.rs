@@ -31,6 +31,7 @@
 mod ahead;
 mod diff;
 mod exclude;
+mod file_stat;
 pub mod names;
 mod restore;
 mod scan;

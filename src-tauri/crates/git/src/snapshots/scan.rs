@@ -11,6 +11,7 @@ use ignore::overrides::OverrideBuilder;
 use ignore::{DirEntry, WalkBuilder, WalkState};
 
 use super::exclude::{is_temporary, Exclusions};
+use super::file_stat::{FileStat, FileStatter};
 use super::{names, SnapshotError, SnapshotOptions};
 
 /// A file found by a scan: its path relative to the workspace (`/`-separated) and its stat.
@@ -126,14 +127,16 @@ pub(super) fn scan(
     // Folders are walked on every core: a workspace of a thousand files costs a thousand
     // `lstat`s per snapshot, and a fresh `arbor -p` waits for the first one before it exits.
     walker.build_parallel().run(|| {
-        Box::new(|entry| {
+        let (found, mut statter) = (&found, FileStatter::default());
+        Box::new(move |entry| {
             let Ok(entry) = entry else {
                 // A folder that cannot be read, or a file gone between listing and reading (a
                 // build running beside the agent), is left out: it is neither recorded nor
                 // touched by a restore, and the rest of the workspace is still recorded.
                 return WalkState::Continue;
             };
-            found.examine(&entry, workspace, options, exclusions, racy_from)
+            let context = (workspace, options, exclusions, racy_from);
+            found.examine(&entry, &mut statter, context)
         })
     });
     found.finish(workspace, options)
@@ -155,10 +158,8 @@ impl Found {
     fn examine(
         &self,
         entry: &DirEntry,
-        workspace: &Path,
-        options: &SnapshotOptions,
-        exclusions: &Exclusions,
-        racy_from: u128,
+        statter: &mut FileStatter,
+        (workspace, options, exclusions, racy_from): (&Path, &SnapshotOptions, &Exclusions, u128),
     ) -> WalkState {
         let Some(kind) = entry.file_type() else {
             return WalkState::Continue;
@@ -175,7 +176,7 @@ impl Found {
             }
             return WalkState::Continue;
         }
-        let meta = match std::fs::symlink_metadata(entry.path()) {
+        let meta = match statter.lstat(entry.path()) {
             Ok(meta) => meta,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return WalkState::Continue,
             Err(e) => {
@@ -183,27 +184,22 @@ impl Found {
                 return WalkState::Quit;
             }
         };
-        if kind.is_file() && meta.len() > options.max_file_bytes {
+        if kind.is_file() && meta.len > options.max_file_bytes {
             return WalkState::Continue;
         }
-        let total_bytes = self.total_bytes.fetch_add(meta.len(), Ordering::Relaxed) + meta.len();
+        let total_bytes = self.total_bytes.fetch_add(meta.len, Ordering::Relaxed) + meta.len;
         let files = self.files.fetch_add(1, Ordering::Relaxed);
         if files >= options.max_files || total_bytes > options.max_total_bytes {
             self.too_large.store(true, Ordering::Relaxed);
             return WalkState::Quit;
         }
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
         lock(&self.scan).files.push(ScannedFile {
             path,
-            len: meta.len(),
-            mtime_ns,
-            mode: mode_of(&meta, kind.is_symlink()),
+            len: meta.len,
+            mtime_ns: meta.mtime_ns,
+            mode: mode_of(meta, kind.is_symlink()),
             symlink: kind.is_symlink(),
-            racy: mtime_ns >= racy_from,
+            racy: meta.mtime_ns >= racy_from,
         });
         WalkState::Continue
     }
@@ -276,26 +272,15 @@ fn relative_path(relative: &Path) -> Option<String> {
     Some(path)
 }
 
-fn mode_of(meta: &std::fs::Metadata, symlink: bool) -> i32 {
+fn mode_of(meta: FileStat, symlink: bool) -> i32 {
     if symlink {
         return i32::from(FileMode::Link);
     }
-    if executable(meta) {
+    if meta.executable {
         i32::from(FileMode::BlobExecutable)
     } else {
         i32::from(FileMode::Blob)
     }
-}
-
-#[cfg(unix)]
-fn executable(meta: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o111 != 0
-}
-
-#[cfg(not(unix))]
-fn executable(_meta: &std::fs::Metadata) -> bool {
-    false
 }
 
 /// A folder being assembled into a git tree.
