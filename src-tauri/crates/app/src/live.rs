@@ -325,7 +325,9 @@ impl LiveSession {
 
     /// [`LiveSession::attach`] for a front end that shows no tree (`arbor -p`, the terminal
     /// chat): `node_appended` comes without its siblings and tree view, so storing a node is
-    /// not followed by reading it back.
+    /// not followed by reading it back; and a user message is stored on a thread beside the
+    /// request it starts, so its `node_appended` may come after the answer has begun (still
+    /// after its own `message_end`, and before `agent_end`).
     pub fn attach_without_node_views(
         &mut self,
         sink: impl Fn(&SessionEvent) + Send + Sync + 'static,
@@ -359,6 +361,8 @@ impl LiveSession {
         });
         if let Some(recorder) = &self.recorder {
             recorder.set_sink(Some(coding_sink.clone()));
+            // A front end that shows no tree needs no user node before the request goes out.
+            recorder.store_user_turns_beside(views == NodeViews::Omitted);
         }
         let recorder = self.recorder.clone();
         let stream = sink.clone();

@@ -113,17 +113,7 @@ impl SessionRecorder {
         };
         let recorder = self.clone();
         let node = node_id.to_owned();
-        let take = move || {
-            let recorded = code_against(&tracker, previous.as_ref()).and_then(|code| match code {
-                Some(code) => Ok(recorder.with_store(|store| store.record_code(&node, &code))?),
-                None => Ok(false),
-            });
-            if let Err(error) = recorded {
-                recorder.emit(&CodingEvent::SnapshotError {
-                    message: error.to_string(),
-                });
-            }
-        };
+        let take = move || recorder.record_turn_snapshot(&tracker, &node, previous.as_ref());
         let mut pending = self.pending_snapshot.lock();
         match std::thread::Builder::new()
             .name("arbor-turn-snapshot".into())
@@ -135,6 +125,25 @@ impl SessionRecorder {
                 drop(pending);
                 take();
             }
+        }
+    }
+
+    /// Takes the snapshot of the user turn `node_id` with `tracker` and records it with the
+    /// node, compared with `previous` (a failure is reported, the node left without one).
+    pub(super) fn record_turn_snapshot(
+        &self,
+        tracker: &CodeTracker,
+        node_id: &str,
+        previous: Option<&SnapshotId>,
+    ) {
+        let recorded = code_against(tracker, previous).and_then(|code| match code {
+            Some(code) => Ok(self.with_store(|store| store.record_code(node_id, &code))?),
+            None => Ok(false),
+        });
+        if let Err(error) = recorded {
+            self.emit(&CodingEvent::SnapshotError {
+                message: error.to_string(),
+            });
         }
     }
 
@@ -185,7 +194,7 @@ fn code_against(
 pub(crate) struct PendingSnapshot(Arc<Mutex<Option<JoinHandle<()>>>>);
 
 impl PendingSnapshot {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<JoinHandle<()>>> {
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, Option<JoinHandle<()>>> {
         self.0
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -217,7 +226,7 @@ impl ToolCallHook for SnapshotGate {
 
 impl SessionRecorder {
     /// The code state at this live session's own leaf, if any node on its path recorded one.
-    fn state_at_leaf(&self) -> Result<Option<SnapshotId>, SessionsError> {
+    pub(super) fn state_at_leaf(&self) -> Result<Option<SnapshotId>, SessionsError> {
         let inner = self.lock();
         let Some(leaf) = &inner.leaf else {
             return Ok(None);

@@ -9,6 +9,8 @@
 //!   message when it completes (`message_end`), emitting [`CodingEvent::NodeAppended`]; it also
 //!   resumes, navigates, regenerates, forks and switches sessions.
 //!
+//! - `user_turn`: a user turn stored on a thread beside the request it starts, for front ends
+//!   that show no tree.
 //! - [`code`]: the code state of nodes — a snapshot at each user turn and after every tool call
 //!   that may change files, stored with the node; previews, restores, undo and diffs of nodes'
 //!   files.
@@ -19,6 +21,7 @@ pub mod code;
 pub mod convert;
 mod editing;
 pub mod recorder;
+mod user_turn;
 
 pub use code::{NodeDiff, RestoreInfo, RestorePreview, SnapshotGate, READ_ONLY_TOOLS};
 pub use convert::{

@@ -84,8 +84,13 @@ pub(super) struct Inner {
 #[derive(Clone)]
 pub struct SessionRecorder {
     inner: Arc<Mutex<Inner>>,
-    /// A user turn's snapshot still being taken beside the request it started (`code.rs`).
+    /// A user turn's snapshot still being taken beside the request it started (`code.rs`), or
+    /// its node still being stored (`user_turn.rs`).
     pub(super) pending_snapshot: super::code::PendingSnapshot,
+    /// Closed while a user turn's node is stored beside its request (`user_turn.rs`).
+    pub(super) user_turn: super::user_turn::UserTurnGate,
+    /// Whether user turns are stored beside their request (`user_turn.rs`).
+    pub(super) user_turns_beside: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl std::fmt::Debug for SessionRecorder {
@@ -165,10 +170,14 @@ impl SessionRecorder {
                 code: None,
             })),
             pending_snapshot: Default::default(),
+            user_turn: Default::default(),
+            user_turns_beside: Default::default(),
         })
     }
 
     pub(super) fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A user turn being stored beside its request comes first: what follows goes under it.
+        self.user_turn.wait_open();
         self.inner
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -316,11 +325,16 @@ impl SessionRecorder {
     }
 
     /// Stores one completed message under the current leaf (creating the session on the first
-    /// one); custom messages are not stored (`Ok(None)`).
+    /// one); custom messages are not stored (`Ok(None)`), nor, here, a user message stored
+    /// beside its request ([`SessionRecorder::store_user_turns_beside`]).
     pub fn record(&self, message: &AgentMessage) -> Result<Option<Node>, SessionsError> {
         let Some(mut new) = message_to_node(message)? else {
             return Ok(None);
         };
+        if matches!(message, AgentMessage::User(_)) && self.store_user_turn_beside(&new) {
+            // Stored, reported and snapshotted on a thread of its own (`user_turn.rs`).
+            return Ok(None);
+        }
         // A user turn is stored at once and snapshotted beside the request it starts; any
         // other node waits for its snapshot (taken before the store's lock: it reads the
         // workspace).

@@ -21,4 +21,5 @@ mod prompt_and_schemas;
 mod read;
 mod snapshot_ahead;
 mod snapshot_cache;
+mod user_turn;
 mod write;
