@@ -62,12 +62,26 @@ impl FileStatter {
     /// Through the descriptor of `path`'s folder; `None` when that folder cannot be opened.
     #[cfg(unix)]
     fn lstat_in_folder(&mut self, path: &Path) -> Option<std::io::Result<FileStat>> {
-        let (folder, name) = (path.parent()?, path.file_name()?);
-        if self.folder.as_ref().is_none_or(|(open, _)| open != folder) {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        // Split at the last `/` by bytes: a walk's paths are plain names joined by `/`, and
+        // this runs for every file (`Path`'s component parsing showed in the walk's profile).
+        let bytes = path.as_os_str().as_bytes();
+        let slash = bytes.iter().rposition(|&b| b == b'/')?;
+        let (folder, name) = (&bytes[..slash.max(1)], &bytes[slash + 1..]);
+        if name.is_empty() || name == b"." || name == b".." {
+            return None;
+        }
+        if self
+            .folder
+            .as_ref()
+            .is_none_or(|(open, _)| open.as_os_str().as_bytes() != folder)
+        {
+            let folder = Path::new(OsStr::from_bytes(folder));
             self.folder = Some((folder.to_owned(), open_folder(folder)?));
         }
         let (_, fd) = self.folder.as_ref()?;
-        Some(lstat_at(fd, name))
+        Some(lstat_at(fd, OsStr::from_bytes(name)))
     }
 }
 
