@@ -289,10 +289,11 @@ impl ArborApp {
     /// last search (`arbor -p` runs store without indexing): the window's first search then
     /// does not wait for them. A failure is left for that search to meet and report.
     fn index_search_in_background(&self) {
-        let data_dir = self.data_dir.clone();
+        // A second connection to the open database: not checked again at open.
+        let another = self.store().another_later();
         let _detached = std::thread::Builder::new()
             .name("arbor-index-search".into())
-            .spawn(move || Store::index_pending_in(&data_dir));
+            .spawn(move || another.open().and_then(|store| store.index_pending()));
     }
 
     /// Every project, most recently opened first, with whether its folder still exists.

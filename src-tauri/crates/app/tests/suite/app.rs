@@ -334,6 +334,25 @@ async fn the_app_lists_projects_sessions_with_costs_and_finds_messages() {
         "{}",
         sessions[0].cost
     );
+    // What the run stored waits to be indexed for search: a reader cannot index it, and finds
+    // nothing until opening the project indexes it on a thread of its own.
+    let reader = arbor_store::Store::open_read_only(setup.app.data_dir()).unwrap();
+    let zebras = || {
+        reader
+            .search("zebra", &arbor_store::SearchOptions::default())
+            .unwrap()
+            .len()
+    };
+    assert_eq!(zebras(), 0);
+    setup
+        .app
+        .open_project(setup.project.path().to_str().unwrap())
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while zebras() == 0 {
+        assert!(std::time::Instant::now() < deadline, "never indexed");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let hits = setup.app.search(Path::new(&project.path), "zebra").unwrap();
     assert!(!hits.is_empty());
 
